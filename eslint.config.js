@@ -1,0 +1,50 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Layers a folder may not import: the dependency direction of docs/architecture.md. */
+const forbidden = (patterns, why) => ({
+  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group, message: why })) }],
+});
+
+const infrastructure = [
+  'fastify', '@fastify/*', 'smtp-server', 'kysely', 'pg', 'better-sqlite3', 'postal-mime',
+  'sanitize-html', 'html-to-text', 'pino', 'prom-client', 'rate-limiter-flexible', 'commander',
+  'node:net', 'node:http', 'node:tls', 'node:fs', 'node:fs/*',
+];
+const adapters = ['**/http/**', '**/smtp/**', '**/storage/**', '**/mail/**', '**/jobs/**', '**/rate-limit/**', '**/app.js', '**/config/**', '**/observability/**'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      // Unused values are bugs or dead code; a leading underscore marks an intentional one.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Named exports only (style.md §11): a default export hides the name at the import site.
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: forbidden([...infrastructure, '**/ports/**', '**/services/**', ...adapters],
+      'domain/ depends on nothing but domain/ and the standard library (style.md: the shape).'),
+  },
+  {
+    files: ['src/ports/**/*.ts'],
+    rules: forbidden([...infrastructure, '**/services/**', ...adapters],
+      'ports/ name interfaces in domain terms; no adapter or library types.'),
+  },
+  {
+    files: ['src/services/**/*.ts'],
+    rules: forbidden([...infrastructure, ...adapters],
+      'services/ take ports, never adapters or their libraries.'),
+  },
+  {
+    // Reporter classes are loaded by vitest through a default export.
+    files: ['test/helpers/summary-reporter.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);

@@ -1,0 +1,123 @@
+/**
+ * The one declaration of every configuration variable: name, type, default, bounds and
+ * help text. `loadConfig` reads it, `tempinbox --help` and `docs/configuration.md` print it
+ * (scripts/gen-config-docs.ts), and nothing else in the program reads process.env.
+ */
+
+/** A parser returns the value or a string saying what was expected. */
+type Parse<T> = (raw: string) => { ok: true; value: T } | { ok: false; expected: string };
+
+/** One variable of the configuration table. */
+export interface ConfigEntry<K extends keyof Config = keyof Config> {
+  env: string;
+  key: K;
+  /** Default as the user would write it; undefined = unset (derived or optional). */
+  defaultText: string | undefined;
+  help: string;
+  parse: Parse<Config[K]>;
+}
+
+/** The validated configuration the composition root is built from. */
+export interface Config {
+  port: number;
+  host: string;
+  smtpPort: number;
+  domains: string[];
+  databaseUrl: string;
+  publicUrl: string | undefined;
+  freeTtlSeconds: number;
+  premiumTtlSeconds: number;
+  premiumMaxInboxes: number;
+  maxMessageBytes: number;
+  freeMaxMessages: number;
+  premiumMaxMessages: number;
+  sweepIntervalSeconds: number;
+  rateLimits: boolean;
+  trustProxy: boolean;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+const integer = (min: number, max: number): Parse<number> => (raw) => {
+  const value = Number(raw);
+  return /^\d+$/.test(raw.trim()) && Number.isSafeInteger(value) && value >= min && value <= max
+    ? { ok: true, value }
+    : { ok: false, expected: `an integer from ${min} to ${max}` };
+};
+
+const boolean = (trueWord: string, falseWord: string): Parse<boolean> => (raw) => {
+  const word = raw.trim().toLowerCase();
+  if ([trueWord, 'true', '1', 'yes'].includes(word)) return { ok: true, value: true };
+  if ([falseWord, 'false', '0', 'no'].includes(word)) return { ok: true, value: false };
+  return { ok: false, expected: `${trueWord} or ${falseWord}` };
+};
+
+const DOMAIN_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+const domains: Parse<string[]> = (raw) => {
+  const list = raw.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d.length > 0);
+  const bad = list.find((d) => !DOMAIN_PATTERN.test(d));
+  if (list.length === 0 || bad !== undefined || new Set(list).size !== list.length) {
+    return { ok: false, expected: 'a comma-separated list of distinct domain names, e.g. tempinbox.test,example.org' };
+  }
+  return { ok: true, value: list };
+};
+
+const databaseUrl: Parse<string> = (raw) => {
+  const value = raw.trim();
+  if (/^sqlite:.+/.test(value)) return { ok: true, value };
+  if (/^postgres(ql)?:\/\/.+/.test(value)) return { ok: true, value };
+  return { ok: false, expected: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db' };
+};
+
+const url: Parse<string | undefined> = (raw) => {
+  try {
+    const parsed = new URL(raw.trim());
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return { ok: true, value: parsed.origin };
+  } catch {
+    // fall through to the error below
+  }
+  return { ok: false, expected: 'an http:// or https:// URL, e.g. https://mail.example.org' };
+};
+
+const text: Parse<string> = (raw) =>
+  raw.trim().length > 0 ? { ok: true, value: raw.trim() } : { ok: false, expected: 'a non-empty value' };
+
+const optionalPath: Parse<string | undefined> = (raw) =>
+  raw.trim().length > 0 ? { ok: true, value: raw.trim() } : { ok: false, expected: 'a file path' };
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const logLevel: Parse<Config['logLevel']> = (raw) => {
+  const value = raw.trim().toLowerCase();
+  return (LOG_LEVELS as readonly string[]).includes(value)
+    ? { ok: true, value: value as Config['logLevel'] }
+    : { ok: false, expected: `one of ${LOG_LEVELS.join(', ')}` };
+};
+
+/** Ten years: longer lifetimes are almost certainly a typo (seconds vs milliseconds). */
+const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
+/** 1 GiB: smtp-server buffers nothing, but we keep whole messages in memory to parse them. */
+const MAX_MESSAGE_BYTES_LIMIT = 1024 * 1024 * 1024;
+
+/** Every variable, in the order of contract §1. */
+export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
+  { env: 'PORT', key: 'port', defaultText: '8080', help: 'HTTP port (0 = pick a free one)', parse: integer(0, 65535) },
+  { env: 'HOST', key: 'host', defaultText: '0.0.0.0', help: 'bind address of both listeners', parse: text },
+  { env: 'SMTP_PORT', key: 'smtpPort', defaultText: '2525', help: 'SMTP port (25 in production; 0 = pick a free one)', parse: integer(0, 65535) },
+  { env: 'DOMAINS', key: 'domains', defaultText: 'tempinbox.test', help: 'comma-separated domains served; the first is the default', parse: domains },
+  { env: 'DATABASE_URL', key: 'databaseUrl', defaultText: 'sqlite:./data/tempinbox.db', help: 'sqlite:<path>, sqlite::memory:, or postgres://… / postgresql://…', parse: databaseUrl },
+  { env: 'PUBLIC_URL', key: 'publicUrl', defaultText: undefined, help: 'external base URL (default http://localhost:<PORT>); https:// makes cookies Secure', parse: url },
+  { env: 'FREE_TTL_SECONDS', key: 'freeTtlSeconds', defaultText: '1800', help: 'free inbox lifetime in seconds', parse: integer(1, MAX_TTL_SECONDS) },
+  { env: 'PREMIUM_TTL_SECONDS', key: 'premiumTtlSeconds', defaultText: '2592000', help: 'premium inbox retention in seconds (30 days)', parse: integer(1, MAX_TTL_SECONDS) },
+  { env: 'PREMIUM_MAX_INBOXES', key: 'premiumMaxInboxes', defaultText: '10', help: 'active inboxes per premium license', parse: integer(1, 10_000) },
+  { env: 'MAX_MESSAGE_BYTES', key: 'maxMessageBytes', defaultText: '10485760', help: 'SMTP SIZE limit in bytes', parse: integer(1024, MAX_MESSAGE_BYTES_LIMIT) },
+  { env: 'FREE_MAX_MESSAGES', key: 'freeMaxMessages', defaultText: '100', help: 'messages a free inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
+  { env: 'PREMIUM_MAX_MESSAGES', key: 'premiumMaxMessages', defaultText: '1000', help: 'messages a premium inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
+  { env: 'SWEEP_INTERVAL_SECONDS', key: 'sweepIntervalSeconds', defaultText: '60', help: 'how often expired data is deleted', parse: integer(1, 86_400) },
+  { env: 'RATE_LIMITS', key: 'rateLimits', defaultText: 'on', help: 'off disables request-rate limits (benchmarks, tests); message caps stay', parse: boolean('on', 'off') },
+  { env: 'TRUST_PROXY', key: 'trustProxy', defaultText: 'false', help: 'take the client address from X-Forwarded-For (behind a reverse proxy)', parse: boolean('true', 'false') },
+  { env: 'TLS_CERT_FILE', key: 'tlsCertFile', defaultText: undefined, help: 'PEM certificate (chain) for SMTP STARTTLS; set with TLS_KEY_FILE', parse: optionalPath },
+  { env: 'TLS_KEY_FILE', key: 'tlsKeyFile', defaultText: undefined, help: 'PEM private key for SMTP STARTTLS; set with TLS_CERT_FILE', parse: optionalPath },
+  { env: 'LOG_LEVEL', key: 'logLevel', defaultText: 'info', help: 'pino log level', parse: logLevel },
+] as ConfigEntry[];

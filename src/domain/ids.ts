@@ -1,0 +1,30 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Public identifiers (messages, attachments, inboxes): 128 random bits, base64url, 22 chars. */
+export function newId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Shape of an id made by newId(); anything else is rejected before touching storage. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+
+/** True when `value` could be an id made by newId(). */
+export function isId(value: string): boolean {
+  return ID_PATTERN.test(value);
+}
+
+/** A session cookie value: 32 random bytes, base64url (43 chars). Only its hash is stored. */
+export function newSessionToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Shape of a session token; a cookie of another shape is treated as no cookie. */
+export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * SHA-256 hex of a secret. Session tokens and license keys carry >= 160 random bits, so a
+ * fast hash is enough: there is nothing to brute-force offline that a slow hash would protect.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}

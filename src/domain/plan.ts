@@ -1,0 +1,48 @@
+import type { License } from './types.js';
+
+/** Numbers that differ between the free and premium modes; from the config. */
+export interface PlanSettings {
+  freeTtlSeconds: number;
+  premiumTtlSeconds: number;
+  premiumMaxInboxes: number;
+  freeMaxMessages: number;
+  premiumMaxMessages: number;
+}
+
+/** Limits a session has now, as reported by redeem and GET /api/session. */
+export interface PlanLimits {
+  max_inboxes: number;
+  ttl: number;
+  custom_usernames: boolean;
+}
+
+/** A free session holds one active inbox at a time: create reuses it. */
+export const FREE_MAX_INBOXES = 1;
+
+/** True when the license gives premium at `now` (not revoked, not past validity). */
+export function isLicenseActive(license: License | null, now: Date): license is License {
+  return license !== null && license.revokedAt === null && now.getTime() < license.validUntil.getTime();
+}
+
+/** The limits of a session in free or premium mode. */
+export function planLimits(settings: PlanSettings, premium: boolean): PlanLimits {
+  return premium
+    ? { max_inboxes: settings.premiumMaxInboxes, ttl: settings.premiumTtlSeconds, custom_usernames: true }
+    : { max_inboxes: FREE_MAX_INBOXES, ttl: settings.freeTtlSeconds, custom_usernames: false };
+}
+
+/** Expiry of an inbox created at `createdAt` in the given mode. */
+export function inboxExpiry(settings: PlanSettings, createdAt: Date, premium: boolean): Date {
+  const ttl = premium ? settings.premiumTtlSeconds : settings.freeTtlSeconds;
+  return new Date(createdAt.getTime() + ttl * 1000);
+}
+
+/** How many messages an inbox holds before SMTP answers 452 (premium = owned by a license). */
+export function messageCap(settings: PlanSettings, licenseOwned: boolean): number {
+  return licenseOwned ? settings.premiumMaxMessages : settings.freeMaxMessages;
+}
+
+/** An inbox is active while now < expires_at (contract §4). */
+export function isInboxActive(expiresAt: Date, now: Date): boolean {
+  return now.getTime() < expiresAt.getTime();
+}

@@ -1,0 +1,139 @@
+/**
+ * The records the product is made of, as the services see them. Storage rows and API
+ * shapes are mapped from and to these at the adapters' edges.
+ */
+
+/** An anonymous client identity, known by the hash of its cookie. */
+export interface Session {
+  id: string;
+  tokenHash: string;
+  createdAt: Date;
+  /** The cookie stops working after this instant unless renewed by use. */
+  expiresAt: Date;
+  /** The Premium license redeemed in this session, if any (it may since have expired). */
+  licenseId: string | null;
+}
+
+/** A Premium license; the key itself is never stored, only its hash. */
+export interface License {
+  id: string;
+  keyHash: string;
+  createdAt: Date;
+  /** Premium lasts until this instant. */
+  validUntil: Date;
+  /** How many sessions may redeem the key. */
+  maxSessions: number;
+  revokedAt: Date | null;
+}
+
+/** A license with how many sessions have redeemed it (for `license list`). */
+export interface LicenseUsage extends License {
+  sessions: number;
+  activeInboxes: number;
+}
+
+/** A receiving address. Owned by one session, and once premium, by a license too. */
+export interface Inbox {
+  id: string;
+  /** Lowercase local part; unique across all domains among stored inboxes. */
+  username: string;
+  domain: string;
+  createdAt: Date;
+  expiresAt: Date;
+  sessionId: string | null;
+  licenseId: string | null;
+}
+
+/** An inbox with the number of messages it holds. */
+export interface InboxWithCount extends Inbox {
+  messageCount: number;
+}
+
+/** Who is asking: a session and, through it, maybe a license. */
+export interface Owner {
+  sessionId: string;
+  licenseId: string | null;
+}
+
+/** One header line of a received message, decoded. */
+export interface MailHeader {
+  name: string;
+  value: string;
+}
+
+/** An attachment as parsed, before it is stored. */
+export interface ParsedAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
+  contentId: string | null;
+  inline: boolean;
+}
+
+/** What the MIME parser makes of a raw message (mail/ fills it, never throws). */
+export interface ParsedMail {
+  /** From header as written (`"Name" <addr>`), or '' when absent. */
+  from: string;
+  /** To header as written, or '' when absent. */
+  to: string;
+  subject: string;
+  /** Text body; derived from the HTML when there is no text part. */
+  text: string;
+  /** Sanitised HTML, or null when the message has no HTML part. */
+  html: string | null;
+  headers: MailHeader[];
+  messageId: string | null;
+  attachments: ParsedAttachment[];
+}
+
+/** A message ready to be stored: the parse plus the envelope and the raw bytes. */
+export interface NewMessage {
+  envelopeFrom: string;
+  parsed: ParsedMail;
+  raw: Uint8Array;
+  receivedAt: Date;
+}
+
+/** Attachment metadata as listed with a message. */
+export interface AttachmentInfo {
+  id: string;
+  filename: string;
+  contentType: string;
+  size: number;
+}
+
+/** A stored message as a reader sees it. */
+export interface MessageView {
+  id: string;
+  inboxId: string;
+  /** From header as written, else the envelope sender. */
+  from: string;
+  /** To header as written, else the inbox address. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  receivedAt: Date;
+  size: number;
+  attachments: AttachmentInfo[];
+}
+
+/** A message with its headers (message detail). */
+export interface MessageDetail extends MessageView {
+  envelopeFrom: string;
+  headers: MailHeader[];
+}
+
+/** A stored attachment with its bytes. */
+export interface AttachmentContent extends AttachmentInfo {
+  messageId: string;
+  inboxId: string;
+  content: Uint8Array;
+}
+
+/** What one sweep pass deleted. */
+export interface SweepCounts {
+  inboxes: number;
+  messages: number;
+  sessions: number;
+}

@@ -1,0 +1,112 @@
+import { parseRecipient } from '../domain/address.js';
+import type { Clock } from '../domain/clock.js';
+import { AppError } from '../domain/errors.js';
+import { isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
+import type { MailStore } from '../ports/mail-store.js';
+import type { MailParser } from '../ports/mail-parser.js';
+
+/** The local part that is always accepted on every served domain (RFC 5321 §4.5.1). */
+export const POSTMASTER = 'postmaster';
+
+/** RFC 5321 §4.5.3.1.8 asks servers to take at least 100; 50 keeps one message's fan-out bounded. */
+export const MAX_RECIPIENTS_PER_MESSAGE = 50;
+
+/** A recipient accepted at RCPT TO: where the message will go. */
+export interface AcceptedRecipient {
+  /** The address as the client gave it. */
+  address: string;
+  /** The inbox it delivers to; null for postmaster@ (stored in the postmaster inbox). */
+  inboxId: string | null;
+}
+
+/** Outcome of DATA: how many inboxes got the message. */
+export interface DeliveryResult {
+  delivered: number;
+  messageIds: string[];
+}
+
+/** Dependencies of the delivery use case. */
+export interface DeliveryServiceDeps {
+  store: MailStore;
+  clock: Clock;
+  parse: MailParser;
+  domains: readonly string[];
+  plan: PlanSettings;
+}
+
+/**
+ * Inbound mail, protocol-free: decides each recipient at RCPT time and stores the message
+ * at DATA time. Failures are AppErrors whose codes smtp/replies.ts turns into SMTP replies.
+ */
+export class DeliveryService {
+  constructor(private readonly deps: DeliveryServiceDeps) {}
+
+  /**
+   * Decides one `RCPT TO`. `alreadyAccepted` is how many recipients this transaction has.
+   * Throws: invalid_domain (550 5.7.1 relay denied), inbox_not_found / inbox_expired
+   * (550 5.1.1), inbox_full (452 4.2.2), too_many_recipients (452 4.5.3), invalid_request.
+   */
+  async acceptRecipient(address: string, alreadyAccepted: number): Promise<AcceptedRecipient> {
+    if (alreadyAccepted >= MAX_RECIPIENTS_PER_MESSAGE) throw new AppError('too_many_recipients');
+    const parsed = parseRecipient(address);
+    if (parsed === null) throw new AppError('invalid_request', 'Not a valid mailbox address.');
+    if (!this.deps.domains.includes(parsed.domain)) throw new AppError('invalid_domain', 'Relay access denied.');
+    if (parsed.username === POSTMASTER) return { address, inboxId: null };
+
+    const inbox = await this.deps.store.findInboxByUsername(parsed.username);
+    const now = this.deps.clock.now();
+    // The domain must match too: name@other-served-domain is a different address.
+    if (inbox === null || inbox.domain !== parsed.domain) throw new AppError('inbox_not_found', 'No such mailbox.');
+    if (!isInboxActive(inbox.expiresAt, now)) throw new AppError('inbox_expired', 'No such mailbox.');
+    const cap = messageCap(this.deps.plan, inbox.licenseId !== null);
+    if ((await this.deps.store.countMessages(inbox.id)) >= cap) throw new AppError('inbox_full');
+    return { address, inboxId: inbox.id };
+  }
+
+  /**
+   * Parses and stores a message for every accepted recipient; resolves only once it is
+   * committed (the SMTP adapter answers 250 after that). Several recipients in the same
+   * inbox get one copy. Postmaster mail goes to the postmaster inbox (see ensurePostmasterInbox).
+   */
+  async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], raw: Uint8Array): Promise<DeliveryResult> {
+    const inboxIds = new Set<string>();
+    for (const recipient of recipients) {
+      if (recipient.inboxId !== null) inboxIds.add(recipient.inboxId);
+      else inboxIds.add(await this.postmasterInboxId());
+    }
+    const first = recipients[0]?.address ?? '';
+    const parsed = await this.deps.parse(raw, { envelopeFrom, recipient: first });
+    const stored = await this.deps.store.insertMessage(
+      { envelopeFrom, parsed, raw, receivedAt: this.deps.clock.now() },
+      [...inboxIds],
+    );
+    if (stored.size === 0) throw new AppError('inbox_not_found', 'No such mailbox.');
+    return { delivered: stored.size, messageIds: [...stored.values()] };
+  }
+
+  /**
+   * The inbox holding mail to postmaster@ (any served domain). It is reserved, owned by no
+   * session, and never expires; `tempinbox postmaster` lets the operator read it.
+   */
+  async postmasterInboxId(): Promise<string> {
+    const existing = await this.deps.store.findInboxByUsername(POSTMASTER);
+    if (existing !== null) return existing.id;
+    const now = this.deps.clock.now();
+    const inbox = {
+      id: POSTMASTER_INBOX_ID,
+      username: POSTMASTER,
+      domain: this.deps.domains[0] ?? 'localhost',
+      createdAt: now,
+      expiresAt: NEVER,
+      sessionId: null,
+      licenseId: null,
+    };
+    await this.deps.store.insertInbox(inbox, now);
+    return (await this.deps.store.findInboxByUsername(POSTMASTER))?.id ?? POSTMASTER_INBOX_ID;
+  }
+}
+
+/** Fixed id of the postmaster inbox, so that concurrent first deliveries agree on it. */
+export const POSTMASTER_INBOX_ID = 'postmaster-inbox-0000';
+/** The postmaster inbox never expires (year 9999). */
+const NEVER = new Date(Date.UTC(9999, 0, 1));
