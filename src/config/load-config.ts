@@ -89,3 +89,8 @@ export function sqliteFilePath(databaseUrl: string): string | null {
 export function publicUrlOf(config: Config): string {
   return config.publicUrl ?? `http://localhost:${config.port}`;
 }
+
+/** The configuration of this process: the one place that reads process.env. */
+export function loadConfigFromEnvironment(): Config {
+  return loadConfig(process.env);
+}

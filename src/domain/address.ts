@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { normalizeUsername } from './username.js';
 
 /** A recipient split into what delivery decides on. */
@@ -22,7 +23,8 @@ export function parseRecipient(address: string): RecipientAddress | null {
   const at = address.lastIndexOf('@');
   if (at <= 0 || at === address.length - 1) return null;
   const local = address.slice(0, at);
-  const domain = address.slice(at + 1).toLowerCase().replace(/\.$/, '');
+  // smtp-server hands over IDNs in Unicode; served domains are configured in ASCII (punycode).
+  const domain = domainToASCII(address.slice(at + 1).toLowerCase().replace(/\.$/, ''));
   if (domain.length === 0 || !/^[a-z0-9.-]+$/.test(domain)) return null;
   const plus = local.indexOf('+');
   const base = plus === -1 ? local : local.slice(0, plus);
@@ -31,11 +33,12 @@ export function parseRecipient(address: string): RecipientAddress | null {
 }
 
 /**
- * Accepts what GET /api/check/<username> takes: a username or a full address `name@domain`.
- * Returns the normalised username part (a `+tag` is dropped as in delivery).
+ * Splits what GET /api/check/<username> and DELETE /api/inbox/<username> take: a username,
+ * or a full address `name@domain` (a `+tag` is dropped as in delivery). Lowercases both.
  */
-export function usernameFromCheckParam(param: string): string {
-  if (!param.includes('@')) return normalizeUsername(param);
+export function splitInboxParam(param: string): { username: string; domain: string | null } {
+  if (!param.includes('@')) return { username: normalizeUsername(param), domain: null };
   const parsed = parseRecipient(param);
-  return parsed ? parsed.username : normalizeUsername(param);
+  if (parsed === null) return { username: '', domain: null };
+  return { username: parsed.username, domain: parsed.domain };
 }

@@ -48,6 +48,8 @@ export class DeliveryService {
    */
   async acceptRecipient(address: string, alreadyAccepted: number): Promise<AcceptedRecipient> {
     if (alreadyAccepted >= MAX_RECIPIENTS_PER_MESSAGE) throw new AppError('too_many_recipients');
+    // RFC 5321 §4.5.1: the bare, domain-less "postmaster" must be accepted too.
+    if (address.toLowerCase() === POSTMASTER) return { address, inboxId: null };
     const parsed = parseRecipient(address);
     if (parsed === null) throw new AppError('invalid_request', 'Not a valid mailbox address.');
     if (!this.deps.domains.includes(parsed.domain)) throw new AppError('invalid_domain', 'Relay access denied.');

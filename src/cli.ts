@@ -1,0 +1,195 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createApp, type App } from './app.js';
+import { ConfigError, loadConfigFromEnvironment } from './config/load-config.js';
+import { CONFIG_SCHEMA, type Config } from './config/schema.js';
+import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
+import { createLogger } from './observability/logger.js';
+import { openStore } from './storage/open-store.js';
+import { systemClock } from './domain/clock.js';
+import { FairUseService } from './services/fair-use-service.js';
+import { LicenseService } from './services/license-service.js';
+import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
+import { planSettings } from './app.js';
+import type { MailStore } from './ports/mail-store.js';
+import { DeliveryService } from './services/delivery-service.js';
+import { parseMail } from './mail/parse-mail.js';
+
+/** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (contract §1). */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** The `tempinbox` command line (`serve` is what `npm start` runs). */
+export async function runCli(argv: string[]): Promise<void> {
+  const program = new Command()
+    .name('tempinbox')
+    .description('Temporary e-mail inboxes: HTTP API and SMTP MX in one process.')
+    .addHelpText('after', `\nConfiguration (environment variables):\n${configHelp()}`)
+    .showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('serve HTTP and SMTP (runs migrations first)')
+    .addHelpText('after', `\nConfiguration (environment variables):\n${configHelp()}`)
+    .action(serve);
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .action(async () => {
+      await withStore(async () => undefined);
+      process.stdout.write('migrations applied\n');
+    });
+
+  const license = program.command('license').description('mint, list and revoke Premium licenses');
+  license
+    .command('create')
+    .description('mint license keys; prints one key per line on stdout and nothing else')
+    .option('--count <n>', 'how many keys', positiveInteger(10_000), 1)
+    .option('--days <d>', 'validity in days', positiveInteger(36_500), DEFAULT_LICENSE_DAYS)
+    .option('--max-sessions <s>', 'sessions (devices) that may redeem each key', positiveInteger(10_000), DEFAULT_MAX_SESSIONS)
+    .action(async (options: { count: number; days: number; maxSessions: number }) => {
+      const keys = await withLicenses((service) => service.mint(options));
+      process.stdout.write(keys.map((key) => `${key}\n`).join(''));
+    });
+  license
+    .command('list')
+    .description('list licenses (keys are stored hashed: the hash prefix identifies them)')
+    .action(async () => {
+      const rows = await withLicenses((service) => service.list());
+      const now = Date.now();
+      process.stdout.write('key_hash      created               valid_until           max_sessions  sessions  inboxes  status\n');
+      for (const row of rows) {
+        const status = row.revokedAt !== null ? 'revoked' : row.validUntil.getTime() <= now ? 'expired' : 'active';
+        process.stdout.write(
+          `${row.keyHash.slice(0, 12)}  ${row.createdAt.toISOString().slice(0, 19)}Z  ${row.validUntil.toISOString().slice(0, 19)}Z  ` +
+            `${String(row.maxSessions).padEnd(12)}  ${String(row.sessions).padEnd(8)}  ${String(row.activeInboxes).padEnd(7)}  ${status}\n`,
+        );
+      }
+    });
+  license
+    .command('revoke')
+    .description('revoke a license key: its sessions become free again; inboxes keep their expiry')
+    .argument('<key>', 'the license key')
+    .action(async (key: string) => {
+      const revoked = await withLicenses((service) => service.revoke(key));
+      if (!revoked) {
+        process.stderr.write('no such license key\n');
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write('revoked\n');
+    });
+
+  program
+    .command('postmaster')
+    .description('print the mail received for postmaster@ (one JSON object per line, newest first)')
+    .option('--limit <n>', 'how many messages', positiveInteger(1000), 50)
+    .action(async (options: { limit: number }) => {
+      await withStore(async (store, config) => {
+        const delivery = new DeliveryService({ store, clock: systemClock, parse: parseMail, domains: config.domains, plan: planSettings(config) });
+        const messages = await store.listMessages(await delivery.postmasterInboxId(), { limit: options.limit });
+        for (const m of messages) {
+          process.stdout.write(`${JSON.stringify({ id: m.id, date: m.receivedAt.toISOString(), from: m.from, to: m.to, subject: m.subject, body: m.text })}\n`);
+        }
+      });
+    });
+
+  await program.parseAsync(argv);
+}
+
+/** `serve`: start both listeners; drain and exit 0 on SIGTERM/SIGINT. */
+async function serve(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger(config.logLevel);
+  let app: App;
+  try {
+    app = await createApp(config, { logger });
+    await app.start();
+  } catch (error) {
+    process.stderr.write(`${startFailure(config, error)}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.warn('drain deadline passed; exiting');
+      process.exit(0);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    app.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(0);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** One line saying why start-up failed, naming the variable when it is the configuration's fault. */
+function startFailure(config: Config, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return `cannot listen on HOST=${config.host} PORT=${config.port} SMTP_PORT=${config.smtpPort}: ${reason}`;
+  }
+  return `invalid configuration: DATABASE_URL=${JSON.stringify(config.databaseUrl)}: expected a reachable, writable database (${reason})`;
+}
+
+/** The configuration, or exit 2 with one line per bad variable. */
+function configOrExit(): Config {
+  try {
+    return loadConfigFromEnvironment();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** Runs `work` with a migrated store, then closes it. */
+async function withStore<T>(work: (store: MailStore, config: Config) => Promise<T>): Promise<T> {
+  const config = configOrExit();
+  let store: MailStore;
+  try {
+    store = openStore(config.databaseUrl);
+    await store.migrate();
+  } catch (error) {
+    process.stderr.write(`${startFailure(config, error)}\n`);
+    process.exit(1);
+  }
+  try {
+    return await work(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+function withLicenses<T>(work: (service: LicenseService) => Promise<T>): Promise<T> {
+  return withStore((store, config) =>
+    work(new LicenseService({ store, clock: systemClock, fairUse: new FairUseService(new MemoryRateLimiter(), false), plan: planSettings(config) })),
+  );
+}
+
+function positiveInteger(max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > max) throw new InvalidArgumentError(`expected an integer from 1 to ${max}`);
+    return n;
+  };
+}
+
+/** The configuration table for --help, from the one schema. */
+function configHelp(): string {
+  return CONFIG_SCHEMA.map((e) => `  ${e.env.padEnd(22)} ${(e.defaultText ?? '(unset)').padEnd(28)} ${e.help}`).join('\n');
+}
+

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, formatConfigProblem, loadConfig } from './load-config.js';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map(formatConfigProblem);
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('has the defaults of contract §1', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      smtpPort: 2525,
+      domains: ['tempinbox.test'],
+      databaseUrl: 'sqlite:./data/tempinbox.db',
+      freeTtlSeconds: 1800,
+      premiumTtlSeconds: 2_592_000,
+      premiumMaxInboxes: 10,
+      maxMessageBytes: 10_485_760,
+      freeMaxMessages: 100,
+      premiumMaxMessages: 1000,
+      sweepIntervalSeconds: 60,
+      rateLimits: true,
+      trustProxy: false,
+      logLevel: 'info',
+    });
+    expect(config.publicUrl).toBeUndefined();
+  });
+
+  it('parses every variable', () => {
+    const config = loadConfig({ PORT: '0', DOMAINS: 'A.test, b.test', RATE_LIMITS: 'off', TRUST_PROXY: 'true', PUBLIC_URL: 'https://mail.example.org/' });
+    expect(config).toMatchObject({ port: 0, domains: ['a.test', 'b.test'], rateLimits: false, trustProxy: true, publicUrl: 'https://mail.example.org' });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT="abc": expected an integer from 0 to 65535'],
+    [{ PORT: '70000' }, 'PORT="70000"'],
+    [{ DOMAINS: '' }, 'DOMAINS="": expected a comma-separated list'],
+    [{ DOMAINS: 'a.test,a.test' }, 'DOMAINS="a.test,a.test"'],
+    [{ DOMAINS: 'not a domain' }, 'DOMAINS="not a domain"'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL="mysql://x": expected sqlite:<path>'],
+    [{ FREE_TTL_SECONDS: '-1' }, 'FREE_TTL_SECONDS="-1"'],
+    [{ RATE_LIMITS: 'maybe' }, 'RATE_LIMITS="maybe": expected on or off'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL="ftp://x": expected an http:// or https:// URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud": expected one of'],
+    [{ TLS_CERT_FILE: '/nonexistent/cert.pem' }, 'TLS_KEY_FILE=""'],
+    [{ TLS_CERT_FILE: '/nonexistent/c.pem', TLS_KEY_FILE: '/nonexistent/k.pem' }, 'TLS_CERT_FILE="/nonexistent/c.pem": expected a readable PEM file'],
+  ])('reports %j in one line naming variable, value and expectation', (env, expected) => {
+    const lines = problems(env as Record<string, string>);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('\n')).toContain(expected);
+    for (const line of lines) expect(line).not.toContain('\n');
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(problems({ PORT: 'x', SMTP_PORT: 'y' })).toHaveLength(2);
+  });
+});

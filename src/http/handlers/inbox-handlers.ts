@@ -1,0 +1,66 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CHECK_PER_ADDRESS, CHECK_PER_SESSION, CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
+import { openSession, requireSession, setRateHeaders, type HttpDeps } from '../http-deps.js';
+import { presentCheck, presentInbox, presentInboxSummary } from '../presenters.js';
+import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
+import { readSessionToken } from '../session-cookie.js';
+
+/** GET /api/create */
+export function createInboxHandler(deps: HttpDeps) {
+  return async (request: FastifyRequest<{ Querystring: CreateQuery }>, reply: FastifyReply) => {
+    // Refuse before making a session, so that a flood of cookie-less calls stores nothing.
+    if ((await deps.sessions.resolve(readSessionToken(request))) === null) {
+      await deps.fairUse.assertNotExhausted(CREATE_PER_ADDRESS, request.ip);
+    }
+    const session = await openSession(deps, request, reply);
+    const { inbox } = await deps.inboxes.create(session, request.query, request.ip);
+    return presentInbox(inbox);
+  };
+}
+
+/** GET /api/check/:username */
+export function checkInboxHandler(deps: HttpDeps) {
+  return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
+    const session = await requireSession(deps, request, reply);
+    setRateHeaders(
+      reply,
+      await deps.fairUse.consume([
+        [CHECK_PER_SESSION, session.id],
+        [CHECK_PER_ADDRESS, request.ip],
+      ]),
+    );
+    return presentCheck(await deps.inboxes.check(session, request.params.username, request.query.since));
+  };
+}
+
+/** DELETE /api/inbox/:username */
+export function deleteInboxHandler(deps: HttpDeps) {
+  return async (request: FastifyRequest<{ Params: InboxParams }>, reply: FastifyReply) => {
+    const session = await requireSession(deps, request, reply);
+    await deps.inboxes.discard(session, request.params.username);
+    return { success: true as const };
+  };
+}
+
+/** GET /api/session */
+export function sessionHandler(deps: HttpDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await requireSession(deps, request, reply);
+    const overview = await deps.inboxes.overview(session);
+    return {
+      success: true as const,
+      premium: overview.premium,
+      premium_until: overview.premiumUntil?.toISOString() ?? null,
+      limits: overview.limits,
+      inboxes: overview.inboxes.map(presentInboxSummary),
+    };
+  };
+}
+
+/** GET /api/domains: public, cacheable for a minute. */
+export function domainsHandler(deps: HttpDeps) {
+  return async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('Cache-Control', 'public, max-age=60');
+    return { domains: [...deps.domains] };
+  };
+}

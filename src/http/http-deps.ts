@@ -1,0 +1,51 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import type { Session } from '../domain/types.js';
+import type { FairUseService, RateReport } from '../services/fair-use-service.js';
+import type { InboxService } from '../services/inbox-service.js';
+import type { LicenseService } from '../services/license-service.js';
+import type { MessageService } from '../services/message-service.js';
+import type { SessionService } from '../services/session-service.js';
+import { readSessionToken, setSessionCookie } from './session-cookie.js';
+
+/** What the HTTP adapter needs from the composition root. */
+export interface HttpDeps {
+  sessions: SessionService;
+  inboxes: InboxService;
+  messages: MessageService;
+  licenses: LicenseService;
+  fairUse: FairUseService;
+  domains: readonly string[];
+  /** Cookies get `Secure` when PUBLIC_URL is https. */
+  secureCookies: boolean;
+  /** Resolves when the database answers (readiness). */
+  checkReady: () => Promise<void>;
+  /** Prometheus text exposition. */
+  renderMetrics: () => Promise<{ contentType: string; body: string }>;
+}
+
+/** The caller's live session, with the cookie renewed; 401 session_required without one. */
+export async function requireSession(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+  const token = readSessionToken(request);
+  const session = await deps.sessions.resolve(token);
+  if (session === null || token === undefined) throw new AppError('session_required');
+  setSessionCookie(reply, token, deps.secureCookies);
+  return session;
+}
+
+/** The caller's session, made (and its cookie set) when it has none. */
+export async function openSession(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+  const token = readSessionToken(request);
+  const { session, newToken } = await deps.sessions.open(token);
+  const cookie = newToken ?? token;
+  if (cookie !== undefined) setSessionCookie(reply, cookie, deps.secureCookies);
+  return session;
+}
+
+/** RateLimit-* headers (IETF draft "RateLimit header fields for HTTP") for the tightest budget. */
+export function setRateHeaders(reply: FastifyReply, report: RateReport | null): void {
+  if (report === null) return;
+  reply.header('RateLimit-Limit', String(report.limit));
+  reply.header('RateLimit-Remaining', String(Math.max(0, report.remaining)));
+  reply.header('RateLimit-Reset', String(Math.max(0, Math.ceil(report.resetSeconds))));
+}

@@ -1,0 +1,156 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, ERROR_MESSAGES, type ErrorCode } from '../domain/errors.js';
+import { API_PER_ADDRESS } from '../domain/fair-use.js';
+import { StoreUnavailableError } from '../ports/mail-store.js';
+import { HTTP_STATUS } from './error-map.js';
+import { setRateHeaders, type HttpDeps } from './http-deps.js';
+import { registerRoutes } from './routes.js';
+import { ErrorResponse } from './schemas/common.js';
+import { applySecurityHeaders } from './security-headers.js';
+
+/** JSON bodies are a license key at most: 16 KiB leaves ample room and bounds parsing work. */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+/** Path parameters carry an address (RFC 5321: at most 256 octets) or an id; 512 bounds both. */
+const MAX_PARAM_LENGTH = 512;
+/** Slowloris guard: a request must arrive whole within this time. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Options of the HTTP adapter. */
+export interface HttpServerOptions {
+  deps: HttpDeps;
+  logger: Logger;
+  trustProxy: boolean;
+  /** Called after every response (metrics). `route` is the route pattern, not the URL. */
+  onResponse?: (method: string, route: string, status: number, seconds: number) => void;
+}
+
+/** Builds the Fastify instance with every route, hook and error mapping; does not listen. */
+export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const { deps } = options;
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; naming the base type keeps FastifyInstance's default generics.
+    loggerInstance: options.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    trustProxy: options.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Malformed URLs (bad percent-encoding) get the JSON error shape, not Fastify's default.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, new AppError('invalid_request', `Malformed request: ${error.message}`));
+    },
+    // A request that is not even HTTP gets a plain 400 and the socket closes; never a crash.
+    clientErrorHandler: (_error, socket) => {
+      if (socket.writable) {
+        const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message: 'Malformed HTTP request.' } });
+        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      } else socket.destroy();
+    },
+  });
+
+  app.addSchema(ErrorResponse);
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'tempinbox',
+        version: '1.0.0',
+        description: 'Temporary e-mail inboxes: create an address, receive mail over SMTP, poll it. See docs/api.md.',
+      },
+      components: {
+        securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'tempinbox_session' } },
+      },
+    },
+  });
+
+  const routes: Array<{ method: string; pattern: RegExp }> = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}$`);
+    for (const method of methods) routes.push({ method, pattern });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    applySecurityHeaders(reply, request.url);
+    if (request.url.startsWith('/api/')) {
+      setRateHeaders(reply, await deps.fairUse.consume([[API_PER_ADDRESS, request.ip]]));
+    }
+  });
+  if (options.onResponse) {
+    const report = options.onResponse;
+    app.addHook('onResponse', async (request, reply) => {
+      report(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
+    sendError(reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.sort().join(', '));
+      sendError(reply, new AppError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`));
+      return;
+    }
+    sendError(reply, new AppError('not_found', 'No such endpoint.'));
+  });
+
+  registerRoutes(app, deps);
+  return app;
+}
+
+/** Writes the contract's error shape with the mapped status (and Retry-After for 429). */
+function sendError(reply: FastifyReply, error: AppError): void {
+  const status = HTTP_STATUS[error.code];
+  if (error.retryAfterSeconds !== undefined) {
+    reply.header('Retry-After', String(error.retryAfterSeconds));
+    reply.header('RateLimit-Remaining', '0');
+    reply.header('RateLimit-Reset', String(error.retryAfterSeconds));
+  }
+  reply.header('Cache-Control', 'no-store');
+  void reply.code(status).type('application/json; charset=utf-8').send({
+    success: false,
+    error: { code: error.code, message: error.message },
+  });
+}
+
+/** Fastify's own client-error codes and what they mean in the catalog. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_request',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
+  FST_ERR_VALIDATION: 'invalid_request',
+};
+
+/** Any thrown value → a catalog error; only a genuine bug becomes internal_error (500). */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof StoreUnavailableError) return new AppError('unavailable', undefined, { cause: error });
+  const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
+  if (fastifyError.validation !== undefined) {
+    return new AppError('invalid_request', `Invalid request: ${fastifyError.message ?? 'validation failed'}.`);
+  }
+  const mapped = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
+  if (mapped !== undefined) {
+    const message = mapped === 'payload_too_large' ? ERROR_MESSAGES.payload_too_large : `Invalid request: ${fastifyError.message}.`;
+    return new AppError(mapped, message);
+  }
+  // JSON.parse errors and other client errors Fastify raises with a 4xx status.
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError(fastifyError.statusCode === 413 ? 'payload_too_large' : 'invalid_request');
+  }
+  return new AppError('internal_error', undefined, { cause: error });
+}
+

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import { attachmentHandler, deleteMessageHandler, messageHandler, rawMessageHandler } from './handlers/message-handlers.js';
+import { checkInboxHandler, createInboxHandler, deleteInboxHandler, domainsHandler, sessionHandler } from './handlers/inbox-handlers.js';
+import { healthHandler, metricsHandler, readyHandler } from './handlers/ops-handlers.js';
+import { redeemHandler } from './handlers/premium-handlers.js';
+import type { HttpDeps } from './http-deps.js';
+import type { AttachmentParams, CheckQuery, CreateQuery, InboxParams, MessageParams, RedeemBody } from './schemas/inbox-schemas.js';
+import { schemas } from './schemas/inbox-schemas.js';
+
+/**
+ * The route table: every METHOD path → handler of the service, in one place (style.md §9).
+ * The OpenAPI document is generated from these schemas by @fastify/swagger.
+ */
+export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  const spec = { tags: ['spec'] };
+  const extra = { tags: ['beyond the spec'] };
+  const ops = { tags: ['operations'] };
+
+  app.get<{ Querystring: CreateQuery }>('/api/create',
+    { schema: { ...spec, summary: 'Create an inbox, or reuse the session’s current one', ...schemas.create } },
+    createInboxHandler(deps));
+  app.get<{ Params: InboxParams; Querystring: CheckQuery }>('/api/check/:username',
+    { schema: { ...spec, summary: 'Poll an inbox the session owns', ...schemas.check } },
+    checkInboxHandler(deps));
+  app.get('/api/domains',
+    { schema: { ...spec, summary: 'Domains available for new addresses', ...schemas.domains } },
+    domainsHandler(deps));
+  app.post<{ Body: RedeemBody }>('/api/premium/redeem',
+    { schema: { ...spec, summary: 'Redeem a Premium license into the session', ...schemas.redeem } },
+    redeemHandler(deps));
+
+  app.get('/api/session',
+    { schema: { ...extra, summary: 'Mode, limits and inboxes of the session', ...schemas.session } },
+    sessionHandler(deps));
+  app.get<{ Params: MessageParams }>('/api/messages/:id',
+    { schema: { ...extra, summary: 'One message with its headers', ...schemas.message } },
+    messageHandler(deps));
+  app.get<{ Params: MessageParams }>('/api/messages/:id/raw',
+    { schema: { ...extra, summary: 'The original message (message/rfc822)', ...schemas.raw } },
+    rawMessageHandler(deps));
+  app.get<{ Params: AttachmentParams }>('/api/messages/:id/attachments/:aid',
+    { schema: { ...extra, summary: 'Download an attachment', ...schemas.attachment } },
+    attachmentHandler(deps));
+  app.delete<{ Params: MessageParams }>('/api/messages/:id',
+    { schema: { ...extra, summary: 'Delete one message', ...schemas.deleteMessage } },
+    deleteMessageHandler(deps));
+  app.delete<{ Params: InboxParams }>('/api/inbox/:username',
+    { schema: { ...extra, summary: 'Discard an inbox and its messages', ...schemas.deleteInbox } },
+    deleteInboxHandler(deps));
+
+  app.get('/api/openapi.json', { schema: { ...ops, summary: 'This OpenAPI 3.1 document' } },
+    async () => app.swagger());
+  app.get('/healthz', { schema: { ...ops, summary: 'Liveness' } }, healthHandler());
+  app.get('/readyz', { schema: { ...ops, summary: 'Readiness: the database answers' } }, readyHandler(deps));
+  app.get('/metrics', { schema: { ...ops, summary: 'Prometheus metrics' } }, metricsHandler(deps));
+}

@@ -1,0 +1,27 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from '../../domain/errors.js';
+
+/** The one error shape of every failure (contract §2 "Errors"). */
+export const ErrorResponse = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
+      message: Type.String(),
+    }),
+  },
+  { $id: 'ErrorResponse', description: 'Every failure: a stable snake_case code and a sentence.' },
+);
+
+/** `{ success: true }` for deletes. */
+export const SuccessResponse = Type.Object({ success: Type.Literal(true) });
+
+/** Response map with the error shape for the listed statuses. */
+export function withErrors<T extends TSchema>(ok: T, statuses: number[]): Record<string, TSchema> {
+  const map: Record<string, TSchema> = { 200: ok };
+  for (const status of statuses) map[String(status)] = Type.Ref('ErrorResponse');
+  return map;
+}
+
+/** Statuses any /api route may answer besides its own (fair use, outage). */
+export const COMMON_ERRORS = [400, 429, 503];

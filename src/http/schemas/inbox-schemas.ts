@@ -1,0 +1,132 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { COMMON_ERRORS, SuccessResponse, withErrors } from './common.js';
+
+const isoDate = (description: string) => Type.String({ format: 'date-time', description });
+
+/** An inbox as create answers it (the spec's Inbox plus domain and times). */
+export const InboxResponse = Type.Object({
+  success: Type.Literal(true),
+  email: Type.String({ description: '<username>@<domain>' }),
+  username: Type.String(),
+  domain: Type.String(),
+  ttl: Type.Integer({ description: 'lifetime in seconds = expires_at − created_at' }),
+  expires_at: isoDate('when the inbox stops receiving and reading'),
+  created_at: isoDate('when the inbox was created'),
+});
+
+/** GET /api/create query. Usernames are validated by the service (username_invalid). */
+export const CreateQuery = Type.Object({
+  username: Type.Optional(Type.String({ maxLength: 320, description: 'custom local part (Premium)' })),
+  domain: Type.Optional(Type.String({ maxLength: 253, description: 'one of GET /api/domains; default the first' })),
+});
+export type CreateQuery = Static<typeof CreateQuery>;
+
+/** An attachment as listed with a message. */
+export const AttachmentInfo = Type.Object({
+  id: Type.String(),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer(),
+});
+
+const messageFields = {
+  id: Type.String({ description: 'random, never sequential' }),
+  from: Type.String({ description: 'From header as written, else the envelope sender' }),
+  to: Type.String({ description: 'To header as written, else the inbox address' }),
+  subject: Type.String(),
+  body: Type.String({ description: 'text part; derived from the HTML when only HTML exists' }),
+  html: Type.Union([Type.String(), Type.Null()], { description: 'sanitised HTML or null' }),
+  date: isoDate('receive time'),
+  attachments: Type.Array(AttachmentInfo),
+};
+
+/** A message in a check result. */
+export const Message = Type.Object(messageFields);
+
+/** One message with its headers (GET /api/messages/<id>). */
+export const MessageDetailResponse = Type.Object({
+  success: Type.Literal(true),
+  ...messageFields,
+  envelope_from: Type.String(),
+  size: Type.Integer({ description: 'size of the raw message in bytes' }),
+  headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
+});
+
+/** GET /api/check/<username> answer. */
+export const CheckResponse = Type.Object({
+  success: Type.Literal(true),
+  count: Type.Integer(),
+  emails: Type.Array(Message, { description: 'newest first' }),
+});
+
+/** Path parameter naming an inbox: a username or a full address. */
+export const InboxParams = Type.Object({ username: Type.String({ maxLength: 320 }) });
+export type InboxParams = Static<typeof InboxParams>;
+
+/** `since`: only messages received after this message id. */
+export const CheckQuery = Type.Object({ since: Type.Optional(Type.String({ maxLength: 64 })) });
+export type CheckQuery = Static<typeof CheckQuery>;
+
+/** Path parameters of message routes. */
+export const MessageParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export type MessageParams = Static<typeof MessageParams>;
+export const AttachmentParams = Type.Object({ id: Type.String({ maxLength: 64 }), aid: Type.String({ maxLength: 64 }) });
+export type AttachmentParams = Static<typeof AttachmentParams>;
+
+/** Limits of the session's mode. */
+export const Limits = Type.Object({
+  max_inboxes: Type.Integer(),
+  ttl: Type.Integer(),
+  custom_usernames: Type.Boolean(),
+});
+
+/** GET /api/session answer. */
+export const SessionResponse = Type.Object({
+  success: Type.Literal(true),
+  premium: Type.Boolean(),
+  premium_until: Type.Union([isoDate('end of premium'), Type.Null()]),
+  limits: Limits,
+  inboxes: Type.Array(
+    Type.Object({
+      email: Type.String(),
+      username: Type.String(),
+      domain: Type.String(),
+      ttl: Type.Integer(),
+      created_at: isoDate('creation'),
+      expires_at: isoDate('expiry'),
+      count: Type.Integer({ description: 'messages held' }),
+    }),
+  ),
+});
+
+/** POST /api/premium/redeem body. */
+export const RedeemBody = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
+export type RedeemBody = Static<typeof RedeemBody>;
+
+/** POST /api/premium/redeem answer. */
+export const RedeemResponse = Type.Object({
+  success: Type.Literal(true),
+  premium: Type.Literal(true),
+  premium_until: isoDate('end of premium'),
+  limits: Limits,
+});
+
+/** GET /api/domains answer. */
+export const DomainsResponse = Type.Object({ domains: Type.Array(Type.String()) });
+
+export const schemas = {
+  create: { querystring: CreateQuery, response: withErrors(InboxResponse, [...COMMON_ERRORS, 403, 409]) },
+  check: {
+    params: InboxParams,
+    querystring: CheckQuery,
+    response: withErrors(CheckResponse, [...COMMON_ERRORS, 401, 404, 410]),
+  },
+  domains: { response: { 200: DomainsResponse } },
+  redeem: { body: RedeemBody, response: withErrors(RedeemResponse, [...COMMON_ERRORS, 409, 410, 413]) },
+  session: { response: withErrors(SessionResponse, [...COMMON_ERRORS, 401]) },
+  message: { params: MessageParams, response: withErrors(MessageDetailResponse, [...COMMON_ERRORS, 401, 404, 410]) },
+  raw: { params: MessageParams },
+  attachment: { params: AttachmentParams },
+  deleteMessage: { params: MessageParams, response: withErrors(SuccessResponse, [...COMMON_ERRORS, 401, 404]) },
+  deleteInbox: { params: InboxParams, response: withErrors(SuccessResponse, [...COMMON_ERRORS, 401, 404]) },
+};

@@ -1,0 +1,47 @@
+import { AppError } from '../domain/errors.js';
+import type { FairUseRule } from '../domain/fair-use.js';
+import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js';
+
+/** The tightest budget seen during one request, reported in RateLimit-* headers. */
+export type RateReport = RateDecision;
+
+/**
+ * Applies fair-use rules through the RateLimiter port. Disabled (RATE_LIMITS=off) it
+ * allows everything and reports nothing; message caps are not its business.
+ */
+export class FairUseService {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly enabled: boolean,
+  ) {}
+
+  /** Counts one hit against every rule; throws rate_limited when any is exhausted. */
+  async consume(checks: Array<[FairUseRule, string]>): Promise<RateReport | null> {
+    if (!this.enabled) return null;
+    let tightest: RateReport | null = null;
+    for (const [rule, key] of checks) {
+      const decision = await this.limiter.consume(rule, key);
+      if (!decision.allowed) throw rateLimited(decision);
+      if (tightest === null || decision.remaining < tightest.remaining) tightest = decision;
+    }
+    return tightest;
+  }
+
+  /** Throws rate_limited when the rule is already exhausted for the key, without counting. */
+  async assertNotExhausted(rule: FairUseRule, key: string): Promise<void> {
+    if (!this.enabled) return;
+    const decision = await this.limiter.peek(rule, key);
+    if (!decision.allowed || decision.remaining <= 0) throw rateLimited({ ...decision, allowed: false });
+  }
+
+  /** Counts a failure (e.g. a failed redeem) without judging this request. */
+  async recordFailure(rule: FairUseRule, key: string): Promise<void> {
+    if (!this.enabled) return;
+    await this.limiter.consume(rule, key);
+  }
+}
+
+/** A rate_limited error carrying when to retry. */
+export function rateLimited(decision: RateDecision): AppError {
+  return new AppError('rate_limited', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(decision.resetSeconds)) });
+}

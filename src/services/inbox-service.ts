@@ -1,0 +1,166 @@
+import { splitInboxParam } from '../domain/address.js';
+import type { Clock } from '../domain/clock.js';
+import { AppError } from '../domain/errors.js';
+import { CREATE_PER_ADDRESS, CREATE_PER_SESSION } from '../domain/fair-use.js';
+import { isId, newId } from '../domain/ids.js';
+import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
+import type { Inbox, InboxWithCount, MessageView, Session } from '../domain/types.js';
+import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
+import type { MailStore } from '../ports/mail-store.js';
+import type { FairUseService } from './fair-use-service.js';
+import { ownerOf, owns } from './ownership.js';
+
+/** Tries at a fresh generated name before giving up (2^51 names make one retry already rare). */
+const GENERATED_NAME_ATTEMPTS = 5;
+/** Most messages one check returns: an inbox holds at most PREMIUM_MAX_MESSAGES anyway. */
+export const CHECK_PAGE_LIMIT = 1000;
+
+/** What create answers: the inbox and whether it already existed. */
+export interface CreateResult {
+  inbox: Inbox;
+  reused: boolean;
+}
+
+/** The session as GET /api/session reports it. */
+export interface SessionOverview {
+  premium: boolean;
+  premiumUntil: Date | null;
+  limits: PlanLimits;
+  inboxes: InboxWithCount[];
+}
+
+/** Dependencies of the inbox use cases. */
+export interface InboxServiceDeps {
+  store: MailStore;
+  clock: Clock;
+  fairUse: FairUseService;
+  domains: readonly string[];
+  plan: PlanSettings;
+}
+
+/** Creating, reusing, reading and discarding inboxes on behalf of a session. */
+export class InboxService {
+  constructor(private readonly deps: InboxServiceDeps) {}
+
+  /** GET /api/create: the free/premium rules of contract §2. `clientAddress` keys fair use. */
+  async create(session: Session, request: { username?: string; domain?: string }, clientAddress: string): Promise<CreateResult> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const domain = this.pickDomain(request.domain);
+    const license = session.licenseId === null ? null : await store.findLicenseById(session.licenseId);
+    const premium = isLicenseActive(license, now);
+
+    if (request.username !== undefined) {
+      if (!premium) throw new AppError('premium_required');
+      const username = normalizeUsername(request.username);
+      if (!isValidUsername(username)) throw new AppError('username_invalid');
+      if (isReservedUsername(username)) throw new AppError('username_taken');
+      const existing = await store.findInboxByUsername(username);
+      if (existing !== null && owns(session, existing) && isInboxActive(existing.expiresAt, now)) {
+        return { inbox: existing, reused: true };
+      }
+      await this.assertUnderLicenseLimit(license.id, now);
+      await this.countCreation(session, clientAddress);
+      const inbox = this.newInbox(session, username, domain, now, license.id);
+      if ((await store.insertInbox(inbox, now)) === 'taken') throw new AppError('username_taken');
+      return { inbox, reused: false };
+    }
+
+    if (!premium) {
+      const [current] = await store.listActiveInboxes(ownerOf(session), now);
+      if (current !== undefined) return { inbox: current, reused: true };
+    } else {
+      await this.assertUnderLicenseLimit(license.id, now);
+    }
+    await this.countCreation(session, clientAddress);
+    return { inbox: await this.insertGenerated(session, domain, now, premium ? license.id : null), reused: false };
+  }
+
+  /** GET /api/check/<username>: the owner's messages, newest first. */
+  async check(session: Session, usernameOrAddress: string, sinceId?: string): Promise<MessageView[]> {
+    if (sinceId !== undefined && !isId(sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
+    const inbox = await this.findOwnActive(session, usernameOrAddress);
+    return this.deps.store.listMessages(inbox.id, { sinceId, limit: CHECK_PAGE_LIMIT });
+  }
+
+  /** DELETE /api/inbox/<username>: discards the inbox and its messages (expired ones too). */
+  async discard(session: Session, usernameOrAddress: string): Promise<void> {
+    const inbox = await this.findOwn(session, usernameOrAddress);
+    await this.deps.store.deleteInbox(inbox.id);
+  }
+
+  /** GET /api/session: mode, limits and active inboxes. */
+  async overview(session: Session): Promise<SessionOverview> {
+    const { store, clock, plan } = this.deps;
+    const now = clock.now();
+    const license = session.licenseId === null ? null : await store.findLicenseById(session.licenseId);
+    const premium = isLicenseActive(license, now);
+    return {
+      premium,
+      premiumUntil: premium ? license.validUntil : null,
+      limits: planLimits(plan, premium),
+      inboxes: await store.listActiveInboxes(ownerOf(session), now),
+    };
+  }
+
+  /** The session's inbox by username or address, active; 404 for foreign, 410 for expired. */
+  async findOwnActive(session: Session, usernameOrAddress: string): Promise<Inbox> {
+    const inbox = await this.findOwn(session, usernameOrAddress);
+    if (!isInboxActive(inbox.expiresAt, this.deps.clock.now())) throw new AppError('inbox_expired');
+    return inbox;
+  }
+
+  /** The session's inbox (active or expired-not-yet-swept); a foreign one is reported missing. */
+  private async findOwn(session: Session, usernameOrAddress: string): Promise<Inbox> {
+    const { username, domain } = splitInboxParam(usernameOrAddress);
+    if (!isValidUsername(username)) throw new AppError('username_invalid');
+    const inbox = await this.deps.store.findInboxByUsername(username);
+    // One answer for missing and foreign inboxes: nobody can probe which names exist.
+    if (inbox === null || !owns(session, inbox) || (domain !== null && domain !== inbox.domain)) {
+      throw new AppError('inbox_not_found');
+    }
+    return inbox;
+  }
+
+  private pickDomain(requested: string | undefined): string {
+    const { domains } = this.deps;
+    if (requested === undefined) return domains[0] ?? 'localhost';
+    const domain = requested.trim().toLowerCase();
+    if (!domains.includes(domain)) throw new AppError('invalid_domain');
+    return domain;
+  }
+
+  private async assertUnderLicenseLimit(licenseId: string, now: Date): Promise<void> {
+    const active = await this.deps.store.countActiveLicenseInboxes(licenseId, now);
+    if (active >= this.deps.plan.premiumMaxInboxes) throw new AppError('inbox_limit_reached');
+  }
+
+  private async countCreation(session: Session, clientAddress: string): Promise<void> {
+    await this.deps.fairUse.consume([
+      [CREATE_PER_ADDRESS, clientAddress],
+      [CREATE_PER_SESSION, session.id],
+    ]);
+  }
+
+  private newInbox(session: Session, username: string, domain: string, now: Date, licenseId: string | null): Inbox {
+    return {
+      id: newId(),
+      username,
+      domain,
+      createdAt: now,
+      expiresAt: inboxExpiry(this.deps.plan, now, licenseId !== null),
+      sessionId: session.id,
+      licenseId,
+    };
+  }
+
+  private async insertGenerated(session: Session, domain: string, now: Date, licenseId: string | null): Promise<Inbox> {
+    for (let attempt = 0; attempt < GENERATED_NAME_ATTEMPTS; attempt += 1) {
+      const username = generateUsername();
+      if (isReservedUsername(username)) continue;
+      const inbox = this.newInbox(session, username, domain, now, licenseId);
+      if ((await this.deps.store.insertInbox(inbox, now)) === 'created') return inbox;
+    }
+    throw new AppError('internal_error', 'Could not find a free generated username.');
+  }
+}

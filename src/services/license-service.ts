@@ -1,0 +1,117 @@
+import type { Clock } from '../domain/clock.js';
+import { AppError } from '../domain/errors.js';
+import { FAILED_REDEEM_PER_ADDRESS } from '../domain/fair-use.js';
+import { hashSecret, newId } from '../domain/ids.js';
+import { isWellFormedLicenseKey, newLicenseKey, normalizeLicenseKey } from '../domain/license-key.js';
+import { isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
+import type { License, LicenseUsage, Session } from '../domain/types.js';
+import type { MailStore } from '../ports/mail-store.js';
+import type { FairUseService } from './fair-use-service.js';
+
+/** A license is good for 5 devices (sessions) unless minted otherwise (contract §2). */
+export const DEFAULT_MAX_SESSIONS = 5;
+/** Default validity of a minted license. */
+export const DEFAULT_LICENSE_DAYS = 30;
+
+/** What a successful redeem reports. */
+export interface RedeemResult {
+  premiumUntil: Date;
+  limits: PlanLimits;
+}
+
+/** Dependencies of the license use cases. */
+export interface LicenseServiceDeps {
+  store: MailStore;
+  clock: Clock;
+  fairUse: FairUseService;
+  plan: PlanSettings;
+}
+
+/** Minting, listing, revoking and redeeming Premium licenses. */
+export class LicenseService {
+  constructor(private readonly deps: LicenseServiceDeps) {}
+
+  /** Mints `count` keys; returns the keys, which exist nowhere else afterwards (only hashes are stored). */
+  async mint(options: { count: number; days: number; maxSessions: number }): Promise<string[]> {
+    const now = this.deps.clock.now();
+    const keys: string[] = [];
+    const licenses: License[] = [];
+    for (let i = 0; i < options.count; i += 1) {
+      const key = newLicenseKey();
+      keys.push(key);
+      licenses.push({
+        id: newId(),
+        keyHash: hashSecret(key),
+        createdAt: now,
+        validUntil: new Date(now.getTime() + options.days * 86_400_000),
+        maxSessions: options.maxSessions,
+        revokedAt: null,
+      });
+    }
+    await this.deps.store.insertLicenses(licenses);
+    return keys;
+  }
+
+  /** Every license with its usage. */
+  async list(): Promise<LicenseUsage[]> {
+    return this.deps.store.listLicenses(this.deps.clock.now());
+  }
+
+  /** Revokes by key; false when no such key. */
+  async revoke(key: string): Promise<boolean> {
+    return this.deps.store.revokeLicense(hashSecret(normalizeLicenseKey(key)), this.deps.clock.now());
+  }
+
+  /**
+   * POST /api/premium/redeem. Every failure counts against the client address; once its
+   * budget is spent, even a good key is refused until the window passes (brute force).
+   */
+  async redeem(session: Session, rawKey: string, clientAddress: string): Promise<RedeemResult> {
+    const { fairUse } = this.deps;
+    await fairUse.assertNotExhausted(FAILED_REDEEM_PER_ADDRESS, clientAddress);
+    try {
+      return await this.redeemChecked(session, rawKey);
+    } catch (error) {
+      if (error instanceof AppError && error.code.startsWith('license_')) {
+        await fairUse.recordFailure(FAILED_REDEEM_PER_ADDRESS, clientAddress);
+      }
+      throw error;
+    }
+  }
+
+  private async redeemChecked(session: Session, rawKey: string): Promise<RedeemResult> {
+    const { store, clock, plan } = this.deps;
+    const now = clock.now();
+    const key = normalizeLicenseKey(rawKey);
+    const license = isWellFormedLicenseKey(key) ? await store.findLicenseByKeyHash(hashSecret(key)) : null;
+    // Unknown, malformed and revoked keys get one answer, so a revoked key is not confirmed.
+    if (license === null || license.revokedAt !== null) throw new AppError('license_invalid');
+    if (!isLicenseActive(license, now)) throw new AppError('license_expired');
+
+    if (session.licenseId !== license.id) {
+      const sessions = await store.countLicenseSessions(license.id, now);
+      if (sessions >= license.maxSessions) throw new AppError('license_session_limit');
+      await store.setSessionLicense(session.id, license.id);
+      session.licenseId = license.id;
+    }
+    await this.adoptFreeInboxes(session, license, now);
+    return { premiumUntil: license.validUntil, limits: planLimits(plan, true) };
+  }
+
+  /**
+   * The session's active free inbox becomes the license's, retained for the premium TTL from
+   * its creation. When the license is already at its inbox maximum, the inbox stays a free
+   * one of this session (still readable, keeps its expiry) rather than exceed the limit.
+   */
+  private async adoptFreeInboxes(session: Session, license: License, now: Date): Promise<void> {
+    const { store, plan } = this.deps;
+    const inboxes = await store.listActiveInboxes({ sessionId: session.id, licenseId: null }, now);
+    let active = await store.countActiveLicenseInboxes(license.id, now);
+    for (const inbox of inboxes) {
+      if (inbox.licenseId !== null || active >= plan.premiumMaxInboxes) continue;
+      const expiresAt = new Date(inbox.createdAt.getTime() + plan.premiumTtlSeconds * 1000);
+      await store.adoptInbox(inbox.id, license.id, expiresAt);
+      active += 1;
+    }
+  }
+}

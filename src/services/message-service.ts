@@ -1,0 +1,59 @@
+import type { Clock } from '../domain/clock.js';
+import { AppError } from '../domain/errors.js';
+import { isId } from '../domain/ids.js';
+import { isInboxActive } from '../domain/plan.js';
+import type { AttachmentContent, MessageDetail, Session } from '../domain/types.js';
+import type { MailStore } from '../ports/mail-store.js';
+import { owns } from './ownership.js';
+
+/** Reading and deleting single messages; every call proves the session owns the inbox. */
+export class MessageService {
+  constructor(
+    private readonly store: MailStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** One message with headers. */
+  async get(session: Session, messageId: string): Promise<MessageDetail> {
+    const message = isId(messageId) ? await this.store.findMessage(messageId) : null;
+    if (message === null) throw new AppError('not_found', 'No such message.');
+    await this.assertReadable(session, message.inboxId);
+    return message;
+  }
+
+  /** The original bytes as received. */
+  async raw(session: Session, messageId: string): Promise<Uint8Array> {
+    const found = isId(messageId) ? await this.store.findRawMessage(messageId) : null;
+    if (found === null) throw new AppError('not_found', 'No such message.');
+    await this.assertReadable(session, found.inboxId);
+    return found.raw;
+  }
+
+  /** One attachment's bytes and metadata. */
+  async attachment(session: Session, messageId: string, attachmentId: string): Promise<AttachmentContent> {
+    const found = isId(messageId) && isId(attachmentId) ? await this.store.findAttachment(messageId, attachmentId) : null;
+    if (found === null) throw new AppError('not_found', 'No such attachment.');
+    await this.assertReadable(session, found.inboxId);
+    return found;
+  }
+
+  /** Deletes one message of an inbox the session owns (expired ones too). */
+  async delete(session: Session, messageId: string): Promise<void> {
+    const message = isId(messageId) ? await this.store.findMessage(messageId) : null;
+    if (message === null) throw new AppError('not_found', 'No such message.');
+    await this.assertOwned(session, message.inboxId);
+    await this.store.deleteMessage(messageId);
+  }
+
+  /** A foreign message answers exactly like a missing one. */
+  private async assertOwned(session: Session, inboxId: string): Promise<void> {
+    const inbox = await this.store.findInboxById(inboxId);
+    if (inbox === null || !owns(session, inbox)) throw new AppError('not_found', 'No such message.');
+  }
+
+  private async assertReadable(session: Session, inboxId: string): Promise<void> {
+    const inbox = await this.store.findInboxById(inboxId);
+    if (inbox === null || !owns(session, inbox)) throw new AppError('not_found', 'No such message.');
+    if (!isInboxActive(inbox.expiresAt, this.clock.now())) throw new AppError('inbox_expired');
+  }
+}

@@ -1,0 +1,58 @@
+import type { Clock } from '../domain/clock.js';
+import { hashSecret, newId, newSessionToken, SESSION_TOKEN_PATTERN } from '../domain/ids.js';
+import type { Session } from '../domain/types.js';
+import type { MailStore } from '../ports/mail-store.js';
+
+/** A session cookie lives 30 days from its last use (contract §2 "Session cookie"). */
+export const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
+/**
+ * Renewal is written to storage at most once an hour per session, so that polling every
+ * second does not turn every read into a write.
+ */
+export const SESSION_RENEW_GRANULARITY_SECONDS = 3600;
+
+/** A session together with the cookie value that proves it (only known at creation). */
+export interface OpenedSession {
+  session: Session;
+  /** The cookie value to set; null when the caller already had it. */
+  newToken: string | null;
+}
+
+/** Anonymous sessions: made by create/redeem, found by the hash of the cookie. */
+export class SessionService {
+  constructor(
+    private readonly store: MailStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The live session for a cookie value, renewed; null for none, junk, unknown or expired. */
+  async resolve(token: string | undefined | null): Promise<Session | null> {
+    if (typeof token !== 'string' || !SESSION_TOKEN_PATTERN.test(token)) return null;
+    const now = this.clock.now();
+    const session = await this.store.findSession(hashSecret(token), now);
+    if (session === null) return null;
+    const fresh = now.getTime() + SESSION_LIFETIME_SECONDS * 1000;
+    if (fresh - session.expiresAt.getTime() >= SESSION_RENEW_GRANULARITY_SECONDS * 1000) {
+      session.expiresAt = new Date(fresh);
+      await this.store.renewSession(session.id, session.expiresAt);
+    }
+    return session;
+  }
+
+  /** The caller's session, or a new one with a new cookie value when it has none. */
+  async open(token: string | undefined | null): Promise<OpenedSession> {
+    const existing = await this.resolve(token);
+    if (existing !== null) return { session: existing, newToken: null };
+    const newToken = newSessionToken();
+    const now = this.clock.now();
+    const session: Session = {
+      id: newId(),
+      tokenHash: hashSecret(newToken),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000),
+      licenseId: null,
+    };
+    await this.store.insertSession(session);
+    return { session, newToken };
+  }
+}

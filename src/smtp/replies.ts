@@ -1,0 +1,85 @@
+import { isAppError, type ErrorCode } from '../domain/errors.js';
+import { StoreUnavailableError } from '../ports/mail-store.js';
+
+/** One SMTP reply: basic code (RFC 5321 §4.2), enhanced status code (RFC 3463) and text. */
+export interface SmtpReply {
+  code: number;
+  enhanced: string;
+  text: string;
+}
+
+/**
+ * The SMTP answer to every catalog code (style.md principle 4). The text is fixed here, never
+ * taken from the error, so nothing internal reaches the wire. 5xx tells the sending MTA to
+ * bounce, 4xx to queue and retry: a code we are unsure about must be 4xx, never lose mail.
+ */
+export const SMTP_REPLIES: Record<ErrorCode, SmtpReply> = {
+  // The recipient path is syntactically not a mailbox: 501 syntax error in parameters,
+  // X.1.3 "bad destination mailbox address syntax" (RFC 3463 §3.2).
+  invalid_request: { code: 501, enhanced: '5.1.3', text: 'Bad destination mailbox address syntax' },
+  // Same situation as invalid_request when a local part breaks the username rules.
+  username_invalid: { code: 501, enhanced: '5.1.3', text: 'Bad destination mailbox address syntax' },
+  // A domain we do not serve: we are an MX, never a relay. 550 + X.7.1 "delivery not
+  // authorized, message refused" is what MTAs answer to relay attempts (RFC 5321 §3.6.2).
+  invalid_domain: { code: 550, enhanced: '5.7.1', text: 'Relay access denied' },
+  // Not raised over SMTP (no cookies in SMTP); if it ever is, it is our bug: retry later.
+  session_required: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Not raised over SMTP (a web-session rule); our bug if seen: retry later.
+  premium_required: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Not raised over SMTP (inbox creation is HTTP only); our bug if seen: retry later.
+  inbox_limit_reached: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // No active inbox of that username: 550 mailbox unavailable, X.1.1 "bad destination
+  // mailbox address" (RFC 3463 §3.2): permanent, the sender bounces at once.
+  inbox_not_found: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },
+  // Not raised over SMTP (unknown HTTP route or message); nearest meaning: no such mailbox.
+  not_found: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },
+  // Not raised over SMTP (an HTTP verb rule); nearest meaning: 502 command not implemented.
+  method_not_allowed: { code: 502, enhanced: '5.5.1', text: 'Command not implemented' },
+  // Not raised over SMTP (username reservation is HTTP only); our bug if seen: retry later.
+  username_taken: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Not raised over SMTP (license redeem is HTTP only); our bug if seen: retry later.
+  license_invalid: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Not raised over SMTP (license redeem is HTTP only); our bug if seen: retry later.
+  license_session_limit: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Not raised over SMTP (license redeem is HTTP only); our bug if seen: retry later.
+  license_expired: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Expired inboxes are gone for good (contract §4 "SMTP 550"): same answer as unknown, so
+  // the reply does not reveal that the address once existed.
+  inbox_expired: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },
+  // Over MAX_MESSAGE_BYTES: 552 exceeded storage allocation with X.3.4 "message too big for
+  // system" (RFC 3463 §3.4; RFC 1870 §6.1 uses 552 for SIZE violations).
+  payload_too_large: { code: 552, enhanced: '5.3.4', text: 'Message size exceeds fixed maximum message size' },
+  // At the inbox's message cap: 452 insufficient storage with X.2.2 "mailbox full" is
+  // transient (RFC 3463 §3.3), so the sender retries after the owner deletes mail.
+  inbox_full: { code: 452, enhanced: '4.2.2', text: 'Mailbox full' },
+  // Past the recipients limit: RFC 5321 §4.5.3.1.10 prescribes 452 for "too many
+  // recipients" (X.5.3, RFC 3463 §3.6); the client sends the rest in another transaction.
+  too_many_recipients: { code: 452, enhanced: '4.5.3', text: 'Too many recipients' },
+  // Fair-use limit: 450 (transient, for this command only, so the connection and the
+  // other recipients go on; 421 would drop the whole session) with X.7.0 "other security
+  // or policy status" (RFC 3463 §3.8): the sender's queue retries later.
+  rate_limited: { code: 450, enhanced: '4.7.0', text: 'Rate limit exceeded, try again later' },
+  // Database down: 451 local error in processing, X.3.0 "other or undefined mail system
+  // status": transient, the message stays in the sender's queue and is retried.
+  unavailable: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // A bug on our side must not bounce mail: the same transient 451 4.3.0.
+  internal_error: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+};
+
+/** What any failure we do not know (or a store outage) is answered with: retry later. */
+const TEMPORARY_FAILURE: SmtpReply = SMTP_REPLIES.unavailable;
+
+/**
+ * The reply for anything a use case threw: AppError by its code, a store outage and every
+ * other error as 451 4.3.0 (the sender retries). Never throws; never echoes the error text.
+ */
+export function replyForError(error: unknown): SmtpReply {
+  if (isAppError(error)) return SMTP_REPLIES[error.code] ?? TEMPORARY_FAILURE;
+  if (error instanceof StoreUnavailableError) return TEMPORARY_FAILURE;
+  return TEMPORARY_FAILURE;
+}
+
+/** The reply as one wire line without CRLF, e.g. `550 5.7.1 Relay access denied`. */
+export function formatReply(reply: SmtpReply): string {
+  return `${reply.code} ${reply.enhanced} ${reply.text}`;
+}

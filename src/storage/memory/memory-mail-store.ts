@@ -1,0 +1,455 @@
+import { newId } from '../../domain/ids.js';
+import type {
+  AttachmentContent,
+  AttachmentInfo,
+  Inbox,
+  InboxWithCount,
+  License,
+  LicenseUsage,
+  MailHeader,
+  MessageDetail,
+  MessageView,
+  NewMessage,
+  Owner,
+  Session,
+  SweepCounts,
+} from '../../domain/types.js';
+import { StoreUnavailableError, type InsertInboxResult, type MailStore } from '../../ports/mail-store.js';
+
+/** A received message, shared by its copies (the SQL `contents` row). */
+interface StoredContent {
+  envelopeFrom: string;
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  headers: MailHeader[];
+  size: number;
+  raw: Uint8Array;
+  attachments: (AttachmentInfo & { content: Uint8Array })[];
+  /** Copies still referring to it; the content goes with the last one. */
+  copies: number;
+}
+
+/** One copy of a content in one inbox (the SQL `messages` row). */
+interface StoredMessage {
+  seq: number;
+  id: string;
+  inboxId: string;
+  contentId: string;
+  receivedAt: number;
+}
+
+const copyDate = (date: Date): Date => new Date(date.getTime());
+const copySession = (s: Session): Session => ({ ...s, createdAt: copyDate(s.createdAt), expiresAt: copyDate(s.expiresAt) });
+const copyLicense = (l: License): License => ({
+  ...l,
+  createdAt: copyDate(l.createdAt),
+  validUntil: copyDate(l.validUntil),
+  revokedAt: l.revokedAt === null ? null : copyDate(l.revokedAt),
+});
+const copyInbox = (i: Inbox): Inbox => ({
+  id: i.id,
+  username: i.username,
+  domain: i.domain,
+  createdAt: copyDate(i.createdAt),
+  expiresAt: copyDate(i.expiresAt),
+  sessionId: i.sessionId,
+  licenseId: i.licenseId,
+});
+
+/**
+ * The in-memory fake of MailStore for unit tests: the same contract suite as the SQL store
+ * pins its semantics. Dates, arrays and bytes are copied in and out, so callers can never
+ * change stored state by mutating what they passed or got back.
+ */
+export class MemoryMailStore implements MailStore {
+  private readonly sessions = new Map<string, Session>();
+  /** token hash → session id (the unique index on sessions.token_hash). */
+  private readonly sessionByToken = new Map<string, string>();
+  private readonly licenses = new Map<string, License>();
+  private readonly inboxes = new Map<string, Inbox>();
+  /** username → inbox id (the unique index on inboxes.username). */
+  private readonly inboxByUsername = new Map<string, string>();
+  private readonly contents = new Map<string, StoredContent>();
+  private readonly messages = new Map<string, StoredMessage>();
+  /** Copies per inbox in seq order (the (inbox_id, seq) index). */
+  private readonly byInbox = new Map<string, StoredMessage[]>();
+  private nextSeq = 1;
+  private closed = false;
+
+  migrate(): Promise<void> {
+    return this.op(() => undefined);
+  }
+
+  ping(): Promise<void> {
+    return this.op(() => undefined);
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+
+  // --- sessions ---------------------------------------------------------------------------
+
+  insertSession(session: Session): Promise<void> {
+    return this.op(() => {
+      if (this.sessions.has(session.id) || this.sessionByToken.has(session.tokenHash)) {
+        throw new StoreUnavailableError('insertSession failed: duplicate session id or token hash');
+      }
+      this.sessions.set(session.id, copySession(session));
+      this.sessionByToken.set(session.tokenHash, session.id);
+    });
+  }
+
+  findSession(tokenHash: string, now: Date): Promise<Session | null> {
+    return this.op(() => {
+      const session = this.sessions.get(this.sessionByToken.get(tokenHash) ?? '');
+      return session !== undefined && session.expiresAt.getTime() > now.getTime() ? copySession(session) : null;
+    });
+  }
+
+  renewSession(sessionId: string, expiresAt: Date): Promise<void> {
+    return this.op(() => {
+      const session = this.sessions.get(sessionId);
+      if (session !== undefined) session.expiresAt = copyDate(expiresAt);
+    });
+  }
+
+  setSessionLicense(sessionId: string, licenseId: string): Promise<void> {
+    return this.op(() => {
+      const session = this.sessions.get(sessionId);
+      if (session !== undefined) session.licenseId = licenseId;
+    });
+  }
+
+  countLicenseSessions(licenseId: string, now: Date): Promise<number> {
+    return this.op(() => this.sessionsOf(licenseId, now.getTime()));
+  }
+
+  // --- licenses ---------------------------------------------------------------------------
+
+  insertLicenses(licenses: License[]): Promise<void> {
+    return this.op(() => {
+      const ids = new Set(this.licenses.keys());
+      const hashes = new Set([...this.licenses.values()].map((l) => l.keyHash));
+      // All or nothing, like the SQL transaction.
+      for (const license of licenses) {
+        if (ids.has(license.id) || hashes.has(license.keyHash)) {
+          throw new StoreUnavailableError('insertLicenses failed: duplicate license id or key hash');
+        }
+        ids.add(license.id);
+        hashes.add(license.keyHash);
+      }
+      for (const license of licenses) this.licenses.set(license.id, copyLicense(license));
+    });
+  }
+
+  findLicenseByKeyHash(keyHash: string): Promise<License | null> {
+    return this.op(() => {
+      const license = [...this.licenses.values()].find((l) => l.keyHash === keyHash);
+      return license === undefined ? null : copyLicense(license);
+    });
+  }
+
+  findLicenseById(licenseId: string): Promise<License | null> {
+    return this.op(() => {
+      const license = this.licenses.get(licenseId);
+      return license === undefined ? null : copyLicense(license);
+    });
+  }
+
+  listLicenses(now: Date): Promise<LicenseUsage[]> {
+    return this.op(() =>
+      [...this.licenses.values()]
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareIds(a.id, b.id))
+        .map((license) => ({
+          ...copyLicense(license),
+          sessions: this.sessionsOf(license.id, now.getTime()),
+          activeInboxes: this.activeInboxesOf(license.id, now.getTime()),
+        })),
+    );
+  }
+
+  revokeLicense(keyHash: string, at: Date): Promise<boolean> {
+    return this.op(() => {
+      const license = [...this.licenses.values()].find((l) => l.keyHash === keyHash);
+      if (license === undefined) return false;
+      // Revoking twice keeps the first instant.
+      license.revokedAt ??= copyDate(at);
+      return true;
+    });
+  }
+
+  // --- inboxes ----------------------------------------------------------------------------
+
+  insertInbox(inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    return this.op(() => {
+      const holder = this.findByUsername(inbox.username);
+      const holderExpired = holder !== undefined && holder.expiresAt.getTime() <= now.getTime();
+      if (holder !== undefined && !holderExpired) return 'taken';
+      // An id clash is a unique violation in SQL too (the expired holder may be that very id).
+      if (this.inboxes.has(inbox.id) && !(holderExpired && holder.id === inbox.id)) return 'taken';
+      if (holder !== undefined) this.removeInbox(holder.id);
+      this.inboxes.set(inbox.id, copyInbox(inbox));
+      this.inboxByUsername.set(inbox.username, inbox.id);
+      return 'created';
+    });
+  }
+
+  findInboxByUsername(username: string): Promise<Inbox | null> {
+    return this.op(() => {
+      const inbox = this.findByUsername(username);
+      return inbox === undefined ? null : copyInbox(inbox);
+    });
+  }
+
+  findInboxById(inboxId: string): Promise<Inbox | null> {
+    return this.op(() => {
+      const inbox = this.inboxes.get(inboxId);
+      return inbox === undefined ? null : copyInbox(inbox);
+    });
+  }
+
+  listActiveInboxes(owner: Owner, now: Date): Promise<InboxWithCount[]> {
+    return this.op(() =>
+      [...this.inboxes.values()]
+        .filter(
+          (i) =>
+            (i.sessionId === owner.sessionId || (owner.licenseId !== null && i.licenseId === owner.licenseId)) &&
+            i.expiresAt.getTime() > now.getTime(),
+        )
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || compareIds(b.id, a.id))
+        .map((i) => ({ ...copyInbox(i), messageCount: this.byInbox.get(i.id)?.length ?? 0 })),
+    );
+  }
+
+  countActiveLicenseInboxes(licenseId: string, now: Date): Promise<number> {
+    return this.op(() => this.activeInboxesOf(licenseId, now.getTime()));
+  }
+
+  adoptInbox(inboxId: string, licenseId: string, expiresAt: Date): Promise<void> {
+    return this.op(() => {
+      const inbox = this.inboxes.get(inboxId);
+      if (inbox === undefined) return;
+      inbox.licenseId = licenseId;
+      inbox.expiresAt = copyDate(expiresAt);
+    });
+  }
+
+  deleteInbox(inboxId: string): Promise<boolean> {
+    return this.op(() => {
+      if (!this.inboxes.has(inboxId)) return false;
+      this.removeInbox(inboxId);
+      return true;
+    });
+  }
+
+  // --- messages ---------------------------------------------------------------------------
+
+  countMessages(inboxId: string): Promise<number> {
+    return this.op(() => this.byInbox.get(inboxId)?.length ?? 0);
+  }
+
+  insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>> {
+    return this.op(() => {
+      const targets = [...new Set(inboxIds)].filter((id) => this.inboxes.has(id));
+      const stored = new Map<string, string>();
+      if (targets.length === 0) return stored;
+      const { parsed } = message;
+      const contentId = newId();
+      this.contents.set(contentId, {
+        envelopeFrom: message.envelopeFrom,
+        from: parsed.from,
+        to: parsed.to,
+        subject: parsed.subject,
+        text: parsed.text,
+        html: parsed.html,
+        headers: parsed.headers.map(({ name, value }) => ({ name, value })),
+        size: message.raw.byteLength,
+        raw: new Uint8Array(message.raw),
+        attachments: parsed.attachments.map((a) => ({
+          id: newId(),
+          filename: a.filename,
+          contentType: a.contentType,
+          size: a.content.byteLength,
+          content: new Uint8Array(a.content),
+        })),
+        copies: targets.length,
+      });
+      for (const inboxId of targets) {
+        const copy: StoredMessage = { seq: this.nextSeq++, id: newId(), inboxId, contentId, receivedAt: message.receivedAt.getTime() };
+        this.messages.set(copy.id, copy);
+        const list = this.byInbox.get(inboxId) ?? [];
+        list.push(copy);
+        this.byInbox.set(inboxId, list);
+        stored.set(inboxId, copy.id);
+      }
+      return stored;
+    });
+  }
+
+  listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {
+    return this.op(() => {
+      const list = this.byInbox.get(inboxId) ?? [];
+      const since = options.sinceId === undefined ? undefined : this.messages.get(options.sinceId);
+      const after = since !== undefined && since.inboxId === inboxId ? since.seq : 0;
+      const newestFirst = list.filter((m) => m.seq > after).reverse();
+      const page = options.limit === undefined ? newestFirst : newestFirst.slice(0, Math.max(0, Math.floor(options.limit)));
+      return page.map((m) => this.view(m));
+    });
+  }
+
+  findMessage(messageId: string): Promise<MessageDetail | null> {
+    return this.op(() => {
+      const message = this.messages.get(messageId);
+      if (message === undefined) return null;
+      const content = this.content(message);
+      return {
+        ...this.view(message),
+        envelopeFrom: content.envelopeFrom,
+        headers: content.headers.map(({ name, value }) => ({ name, value })),
+      };
+    });
+  }
+
+  findRawMessage(messageId: string): Promise<{ inboxId: string; raw: Uint8Array } | null> {
+    return this.op(() => {
+      const message = this.messages.get(messageId);
+      if (message === undefined) return null;
+      return { inboxId: message.inboxId, raw: new Uint8Array(this.content(message).raw) };
+    });
+  }
+
+  findAttachment(messageId: string, attachmentId: string): Promise<AttachmentContent | null> {
+    return this.op(() => {
+      const message = this.messages.get(messageId);
+      if (message === undefined) return null;
+      const attachment = this.content(message).attachments.find((a) => a.id === attachmentId);
+      if (attachment === undefined) return null;
+      return {
+        id: attachment.id,
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        size: attachment.size,
+        messageId: message.id,
+        inboxId: message.inboxId,
+        content: new Uint8Array(attachment.content),
+      };
+    });
+  }
+
+  deleteMessage(messageId: string): Promise<boolean> {
+    return this.op(() => {
+      const message = this.messages.get(messageId);
+      if (message === undefined) return false;
+      this.messages.delete(messageId);
+      const list = this.byInbox.get(message.inboxId)?.filter((m) => m.id !== messageId) ?? [];
+      if (list.length > 0) this.byInbox.set(message.inboxId, list);
+      else this.byInbox.delete(message.inboxId);
+      this.releaseContent(message.contentId);
+      return true;
+    });
+  }
+
+  // --- expiry -----------------------------------------------------------------------------
+
+  deleteExpired(now: Date, limit: number): Promise<SweepCounts> {
+    return this.op(() => {
+      const at = now.getTime();
+      const batch = Math.max(0, Math.floor(limit));
+      const inboxes = [...this.inboxes.values()]
+        .filter((i) => i.expiresAt.getTime() <= at)
+        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
+        .slice(0, batch);
+      let messages = 0;
+      for (const inbox of inboxes) messages += this.removeInbox(inbox.id);
+      const sessions = [...this.sessions.values()]
+        .filter((s) => s.expiresAt.getTime() <= at)
+        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
+        .slice(0, batch);
+      for (const session of sessions) {
+        this.sessions.delete(session.id);
+        this.sessionByToken.delete(session.tokenHash);
+      }
+      return { inboxes: inboxes.length, messages, sessions: sessions.length };
+    });
+  }
+
+  // --- internals --------------------------------------------------------------------------
+
+  /** Runs an operation like a backend call: async, and refused once the store is closed. */
+  private op<T>(work: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('the store is closed'));
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private findByUsername(username: string): Inbox | undefined {
+    return this.inboxes.get(this.inboxByUsername.get(username) ?? '');
+  }
+
+  private sessionsOf(licenseId: string, at: number): number {
+    return [...this.sessions.values()].filter((s) => s.licenseId === licenseId && s.expiresAt.getTime() > at).length;
+  }
+
+  private activeInboxesOf(licenseId: string, at: number): number {
+    return [...this.inboxes.values()].filter((i) => i.licenseId === licenseId && i.expiresAt.getTime() > at).length;
+  }
+
+  /** Deletes an inbox, its copies and the contents nobody else holds; returns the copies deleted. */
+  private removeInbox(inboxId: string): number {
+    const list = this.byInbox.get(inboxId) ?? [];
+    this.byInbox.delete(inboxId);
+    for (const message of list) {
+      this.messages.delete(message.id);
+      this.releaseContent(message.contentId);
+    }
+    const inbox = this.inboxes.get(inboxId);
+    if (inbox !== undefined) this.inboxByUsername.delete(inbox.username);
+    this.inboxes.delete(inboxId);
+    return list.length;
+  }
+
+  /** One copy fewer; the content and its attachments go with the last copy. */
+  private releaseContent(contentId: string): void {
+    const content = this.contents.get(contentId);
+    if (content === undefined) return;
+    content.copies -= 1;
+    if (content.copies <= 0) this.contents.delete(contentId);
+  }
+
+  private content(message: StoredMessage): StoredContent {
+    const content = this.contents.get(message.contentId);
+    // Unreachable while the invariants hold (a copy never outlives its content).
+    if (content === undefined) throw new Error(`content ${message.contentId} of message ${message.id} is missing`);
+    return content;
+  }
+
+  private view(message: StoredMessage): MessageView {
+    const content = this.content(message);
+    const inbox = this.inboxes.get(message.inboxId);
+    return {
+      id: message.id,
+      inboxId: message.inboxId,
+      from: content.from !== '' ? content.from : content.envelopeFrom,
+      to: content.to !== '' || inbox === undefined ? content.to : `${inbox.username}@${inbox.domain}`,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      receivedAt: new Date(message.receivedAt),
+      size: content.size,
+      attachments: content.attachments.map(({ id, filename, contentType, size }) => ({ id, filename, contentType, size })),
+    };
+  }
+}
+
+/** Byte-order comparison of ids, like SQLite's BINARY collation (ids are ASCII). */
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

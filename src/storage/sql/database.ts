@@ -1,0 +1,89 @@
+import type { ColumnType, GeneratedAlways } from 'kysely';
+
+/**
+ * Epoch milliseconds: portable (SQLite integer, PostgreSQL bigint) and cheap to compare.
+ * PostgreSQL's driver returns int8 as a string, so reads are typed `number | string`.
+ */
+export type Millis = ColumnType<number | string, number, number>;
+
+/** A count or other int8 the database computes (PostgreSQL returns it as a string). */
+export type DbCount = number | string | bigint;
+
+/** An anonymous client identity, stored by the hash of its cookie. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  created_at: Millis;
+  expires_at: Millis;
+  license_id: string | null;
+}
+
+/** Premium licenses; only the hash of the key. */
+export interface LicensesTable {
+  id: string;
+  key_hash: string;
+  created_at: Millis;
+  valid_until: Millis;
+  max_sessions: number;
+  revoked_at: Millis | null;
+}
+
+/** Receiving addresses; username unique across domains. */
+export interface InboxesTable {
+  id: string;
+  username: string;
+  domain: string;
+  created_at: Millis;
+  expires_at: Millis;
+  session_id: string | null;
+  license_id: string | null;
+}
+
+/** One row per received message, shared by its copies in several inboxes. */
+export interface ContentsTable {
+  id: string;
+  envelope_from: string;
+  from_header: string;
+  to_header: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  headers_json: string;
+  message_id_header: string | null;
+  size: number;
+  /** Lets readers skip the attachments query for the common message without any. */
+  attachment_count: number;
+  created_at: Millis;
+  raw: Uint8Array;
+}
+
+/** One copy of a content in one inbox. */
+export interface MessagesTable {
+  /** Ordering and `since` only; never shown (public ids are random). */
+  seq: GeneratedAlways<number | string>;
+  id: string;
+  inbox_id: string;
+  content_id: string;
+  received_at: Millis;
+}
+
+/** Attachments belong to a content, so copies of a message share them. */
+export interface AttachmentsTable {
+  id: string;
+  content_id: string;
+  position: number;
+  filename: string;
+  content_type: string;
+  size: number;
+  data: Uint8Array;
+}
+
+/** The schema as Kysely sees it. */
+export interface Database {
+  sessions: SessionsTable;
+  licenses: LicensesTable;
+  inboxes: InboxesTable;
+  contents: ContentsTable;
+  messages: MessagesTable;
+  attachments: AttachmentsTable;
+}

@@ -1,0 +1,161 @@
+import type { Kysely } from 'kysely';
+import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
+import type { Database } from './database.js';
+import { displayFrom, displayTo, fromBlob, toDate } from './row-mappers.js';
+
+/** Messages joined with their content (minus the raw bytes) and the inbox address. */
+function messageQuery(db: Kysely<Database>) {
+  return db
+    .selectFrom('messages as m')
+    .innerJoin('contents as c', 'c.id', 'm.content_id')
+    .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
+    .select([
+      'm.seq',
+      'm.id',
+      'm.inbox_id',
+      'm.content_id',
+      'm.received_at',
+      'c.envelope_from',
+      'c.from_header',
+      'c.to_header',
+      'c.subject',
+      'c.text_body',
+      'c.html_body',
+      'c.size',
+      'c.attachment_count',
+      'i.username',
+      'i.domain',
+    ]);
+}
+
+/** One row of messageQuery. */
+export type MessageRow = Awaited<ReturnType<ReturnType<typeof messageQuery>['execute']>>[number];
+
+/**
+ * A page of an inbox, newest first (one query on the (inbox_id, seq) index). `sinceId` that
+ * is not a message of this inbox makes the subquery NULL; COALESCE turns that into "all".
+ */
+export async function listMessageRows(
+  db: Kysely<Database>,
+  inboxId: string,
+  options: { sinceId?: string; limit?: number },
+): Promise<MessageRow[]> {
+  let query = messageQuery(db).where('m.inbox_id', '=', inboxId);
+  const { sinceId, limit } = options;
+  if (sinceId !== undefined) {
+    query = query.where('m.seq', '>', (eb) =>
+      eb.fn.coalesce(
+        eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', sinceId).where('s.inbox_id', '=', inboxId),
+        eb.lit(0),
+      ),
+    );
+  }
+  query = query.orderBy('m.seq', 'desc');
+  // Negative or fractional limits would mean "no limit" to SQLite and an error to PostgreSQL.
+  if (limit !== undefined) query = query.limit(Math.max(0, Math.floor(limit)));
+  return query.execute();
+}
+
+/** One message with its headers, for the detail view. */
+export async function findMessageRow(
+  db: Kysely<Database>,
+  messageId: string,
+): Promise<(MessageRow & { headers_json: string }) | undefined> {
+  return messageQuery(db).select('c.headers_json').where('m.id', '=', messageId).executeTakeFirst();
+}
+
+/**
+ * Attachment metadata for a page from listMessageRows, in one query whatever the page size:
+ * the page is a contiguous seq range of one inbox, so a range join replaces an IN list (and
+ * keeps the SQL text constant for the statement cache). Skipped when no message has any.
+ */
+export async function attachmentsOfPage(
+  db: Kysely<Database>,
+  inboxId: string,
+  rows: readonly MessageRow[],
+): Promise<Map<string, AttachmentInfo[]>> {
+  const byContent = new Map<string, AttachmentInfo[]>();
+  const newest = rows[0];
+  const oldest = rows[rows.length - 1];
+  if (newest === undefined || oldest === undefined || !rows.some((row) => row.attachment_count > 0)) return byContent;
+  const found = await db
+    .selectFrom('messages as m')
+    .innerJoin('attachments as a', 'a.content_id', 'm.content_id')
+    .select(['a.id', 'a.content_id', 'a.filename', 'a.content_type', 'a.size'])
+    .where('m.inbox_id', '=', inboxId)
+    .where('m.seq', '>=', oldest.seq)
+    .where('m.seq', '<=', newest.seq)
+    .orderBy('a.content_id')
+    .orderBy('a.position')
+    .execute();
+  for (const row of found) {
+    const list = byContent.get(row.content_id) ?? [];
+    list.push({ id: row.id, filename: row.filename, contentType: row.content_type, size: Number(row.size) });
+    byContent.set(row.content_id, list);
+  }
+  return byContent;
+}
+
+/** Attachment metadata of one content, in their order in the message. */
+export async function attachmentsOfContent(db: Kysely<Database>, contentId: string): Promise<AttachmentInfo[]> {
+  const rows = await db
+    .selectFrom('attachments')
+    .select(['id', 'filename', 'content_type', 'size'])
+    .where('content_id', '=', contentId)
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => ({ id: row.id, filename: row.filename, contentType: row.content_type, size: Number(row.size) }));
+}
+
+/** A joined row as the reader's view of one message copy. */
+export function toMessageView(row: MessageRow, attachments: AttachmentInfo[]): MessageView {
+  return {
+    id: row.id,
+    inboxId: row.inbox_id,
+    from: displayFrom(row.from_header, row.envelope_from),
+    to: displayTo(row.to_header, row.username, row.domain),
+    subject: row.subject,
+    text: row.text_body,
+    html: row.html_body,
+    receivedAt: toDate(row.received_at),
+    size: Number(row.size),
+    attachments,
+  };
+}
+
+/** The original bytes of a message copy and the inbox holding it. */
+export async function findRaw(db: Kysely<Database>, messageId: string): Promise<{ inboxId: string; raw: Uint8Array } | null> {
+  const row = await db
+    .selectFrom('messages as m')
+    .innerJoin('contents as c', 'c.id', 'm.content_id')
+    .select(['m.inbox_id', 'c.raw'])
+    .where('m.id', '=', messageId)
+    .executeTakeFirst();
+  return row === undefined ? null : { inboxId: row.inbox_id, raw: fromBlob(row.raw) };
+}
+
+/** An attachment with its bytes, only when it belongs to that message's content. */
+export async function findAttachmentContent(
+  db: Kysely<Database>,
+  messageId: string,
+  attachmentId: string,
+): Promise<AttachmentContent | null> {
+  // The join on content_id is the ownership check.
+  const row = await db
+    .selectFrom('messages as m')
+    .innerJoin('attachments as a', 'a.content_id', 'm.content_id')
+    .select(['m.id as message_id', 'm.inbox_id', 'a.id', 'a.filename', 'a.content_type', 'a.size', 'a.data'])
+    .where('m.id', '=', messageId)
+    .where('a.id', '=', attachmentId)
+    .executeTakeFirst();
+  if (row === undefined) return null;
+  return {
+    id: row.id,
+    filename: row.filename,
+    contentType: row.content_type,
+    size: Number(row.size),
+    messageId: row.message_id,
+    inboxId: row.inbox_id,
+    content: fromBlob(row.data),
+  };
+}

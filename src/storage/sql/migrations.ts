@@ -1,0 +1,104 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { SqlDialect } from './dialect.js';
+
+/**
+ * The schema's history, oldest first. Append-only: a shipped migration is never edited, a
+ * change is a new entry. Kept in code (no file-system autoloading) so the bundle carries it.
+ * Names sort in application order.
+ */
+export function createMigrationProvider(dialect: SqlDialect): MigrationProvider {
+  const migrations: Record<string, Migration> = {
+    '0001-initial': { up: (db) => initialSchema(db, dialect) },
+  };
+  return { getMigrations: () => Promise.resolve(migrations) };
+}
+
+/** Every table and index of the first release. */
+async function initialSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void> {
+  await db.schema
+    .createTable('sessions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('created_at', d.millisType, (c) => c.notNull())
+    .addColumn('expires_at', d.millisType, (c) => c.notNull())
+    // No foreign key: a license row is never deleted, and sessions are swept on their own.
+    .addColumn('license_id', 'text')
+    .execute();
+  // The sweeper's range scan, and the per-license session count of redeem.
+  await db.schema.createIndex('sessions_expires_at').on('sessions').column('expires_at').execute();
+  await db.schema.createIndex('sessions_license_id').on('sessions').column('license_id').execute();
+
+  await db.schema
+    .createTable('licenses')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('created_at', d.millisType, (c) => c.notNull())
+    .addColumn('valid_until', d.millisType, (c) => c.notNull())
+    .addColumn('max_sessions', 'integer', (c) => c.notNull())
+    .addColumn('revoked_at', d.millisType)
+    .execute();
+  await db.schema.createIndex('licenses_created_at').on('licenses').column('created_at').execute();
+
+  await db.schema
+    .createTable('inboxes')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    // Unique across domains while stored: an expired holder is deleted before a takeover.
+    .addColumn('username', 'text', (c) => c.notNull().unique())
+    .addColumn('domain', 'text', (c) => c.notNull())
+    .addColumn('created_at', d.millisType, (c) => c.notNull())
+    .addColumn('expires_at', d.millisType, (c) => c.notNull())
+    // No foreign keys: an inbox outlives its session (premium inboxes belong to the license).
+    .addColumn('session_id', 'text')
+    .addColumn('license_id', 'text')
+    .execute();
+  await db.schema.createIndex('inboxes_expires_at').on('inboxes').column('expires_at').execute();
+  await db.schema.createIndex('inboxes_session_id').on('inboxes').column('session_id').execute();
+  await db.schema.createIndex('inboxes_license_id').on('inboxes').column('license_id').execute();
+
+  await db.schema
+    .createTable('contents')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('envelope_from', 'text', (c) => c.notNull())
+    .addColumn('from_header', 'text', (c) => c.notNull())
+    .addColumn('to_header', 'text', (c) => c.notNull())
+    .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('text_body', 'text', (c) => c.notNull())
+    .addColumn('html_body', 'text')
+    .addColumn('headers_json', 'text', (c) => c.notNull())
+    .addColumn('message_id_header', 'text')
+    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('attachment_count', 'integer', (c) => c.notNull())
+    .addColumn('created_at', d.millisType, (c) => c.notNull())
+    // Last on purpose: SQLite reads a row's columns in order, so listing never pages the blob in.
+    .addColumn('raw', d.blobType, (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('messages')
+    .addColumn('seq', d.seqType, (c) => d.seqColumn(c))
+    .addColumn('id', 'text', (c) => c.notNull().unique())
+    .addColumn('inbox_id', 'text', (c) => c.notNull().references('inboxes.id'))
+    .addColumn('content_id', 'text', (c) => c.notNull().references('contents.id'))
+    .addColumn('received_at', d.millisType, (c) => c.notNull())
+    .execute();
+  // Listing newest first and `since`; also backs the inbox foreign key.
+  await db.schema.createIndex('messages_inbox_id_seq').on('messages').columns(['inbox_id', 'seq']).execute();
+  // "Is this content still referenced?" when a copy is deleted; backs the content foreign key.
+  await db.schema.createIndex('messages_content_id').on('messages').column('content_id').execute();
+
+  await db.schema
+    .createTable('attachments')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('content_id', 'text', (c) => c.notNull().references('contents.id'))
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addColumn('filename', 'text', (c) => c.notNull())
+    .addColumn('content_type', 'text', (c) => c.notNull())
+    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('data', d.blobType, (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('attachments_content_id_position')
+    .on('attachments')
+    .columns(['content_id', 'position'])
+    .execute();
+}

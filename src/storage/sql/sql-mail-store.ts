@@ -1,0 +1,379 @@
+import { Migrator, sql, type Kysely } from 'kysely';
+import type {
+  AttachmentContent,
+  Inbox,
+  InboxWithCount,
+  License,
+  LicenseUsage,
+  MessageDetail,
+  MessageView,
+  NewMessage,
+  Owner,
+  Session,
+  SweepCounts,
+} from '../../domain/types.js';
+import { StoreUnavailableError, type InsertInboxResult, type MailStore } from '../../ports/mail-store.js';
+import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
+import type { Database, DbCount } from './database.js';
+import type { SqlDialect } from './dialect.js';
+import {
+  attachmentsOfContent,
+  attachmentsOfPage,
+  findAttachmentContent,
+  findMessageRow,
+  findRaw,
+  listMessageRows,
+  toMessageView,
+} from './message-reads.js';
+import { insertMessageCopies, INSERT_ROWS_PER_STATEMENT } from './message-writes.js';
+import { createMigrationProvider } from './migrations.js';
+import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
+
+/**
+ * MailStore on SQL through Kysely: the same queries serve SQLite and PostgreSQL; what differs
+ * is in `dialect`. Every backend failure surfaces as StoreUnavailableError.
+ */
+export class SqlMailStore implements MailStore {
+  private closed = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  migrate(): Promise<void> {
+    return this.run('migrate', async () => {
+      const migrator = new Migrator({ db: this.db, provider: createMigrationProvider(this.dialect) });
+      // Migrator reports failures in its result instead of throwing.
+      const { error } = await migrator.migrateToLatest();
+      if (error !== undefined) throw error;
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.run('ping', async () => {
+      await sql`select 1`.execute(this.db);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.run('close', () => this.db.destroy());
+  }
+
+  // --- sessions ---------------------------------------------------------------------------
+
+  insertSession(session: Session): Promise<void> {
+    return this.run('insertSession', async () => {
+      await this.db
+        .insertInto('sessions')
+        .values({
+          id: session.id,
+          token_hash: session.tokenHash,
+          created_at: toMillis(session.createdAt),
+          expires_at: toMillis(session.expiresAt),
+          license_id: session.licenseId,
+        })
+        .execute();
+    });
+  }
+
+  findSession(tokenHash: string, now: Date): Promise<Session | null> {
+    return this.run('findSession', async () => {
+      const row = await this.db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('token_hash', '=', tokenHash)
+        .where('expires_at', '>', toMillis(now))
+        .executeTakeFirst();
+      return row === undefined ? null : toSession(row);
+    });
+  }
+
+  renewSession(sessionId: string, expiresAt: Date): Promise<void> {
+    return this.run('renewSession', async () => {
+      await this.db.updateTable('sessions').set({ expires_at: toMillis(expiresAt) }).where('id', '=', sessionId).execute();
+    });
+  }
+
+  setSessionLicense(sessionId: string, licenseId: string): Promise<void> {
+    return this.run('setSessionLicense', async () => {
+      await this.db.updateTable('sessions').set({ license_id: licenseId }).where('id', '=', sessionId).execute();
+    });
+  }
+
+  countLicenseSessions(licenseId: string, now: Date): Promise<number> {
+    return this.run('countLicenseSessions', async () => {
+      const row = await this.db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<DbCount>().as('n'))
+        .where('license_id', '=', licenseId)
+        .where('expires_at', '>', toMillis(now))
+        .executeTakeFirst();
+      return toCount(row?.n);
+    });
+  }
+
+  // --- licenses ---------------------------------------------------------------------------
+
+  insertLicenses(licenses: License[]): Promise<void> {
+    return this.run('insertLicenses', async () => {
+      if (licenses.length === 0) return;
+      await this.db.transaction().execute(async (trx) => {
+        for (const batch of chunks(licenses, INSERT_ROWS_PER_STATEMENT)) {
+          const rows = batch.map((license) => ({
+            id: license.id,
+            key_hash: license.keyHash,
+            created_at: toMillis(license.createdAt),
+            valid_until: toMillis(license.validUntil),
+            max_sessions: license.maxSessions,
+            revoked_at: license.revokedAt === null ? null : toMillis(license.revokedAt),
+          }));
+          await trx.insertInto('licenses').values(rows).execute();
+        }
+      });
+    });
+  }
+
+  findLicenseByKeyHash(keyHash: string): Promise<License | null> {
+    return this.run('findLicenseByKeyHash', async () => {
+      const row = await this.db.selectFrom('licenses').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return row === undefined ? null : toLicense(row);
+    });
+  }
+
+  findLicenseById(licenseId: string): Promise<License | null> {
+    return this.run('findLicenseById', async () => {
+      const row = await this.db.selectFrom('licenses').selectAll().where('id', '=', licenseId).executeTakeFirst();
+      return row === undefined ? null : toLicense(row);
+    });
+  }
+
+  listLicenses(now: Date): Promise<LicenseUsage[]> {
+    return this.run('listLicenses', async () => {
+      const at = toMillis(now);
+      const rows = await this.db
+        .selectFrom('licenses as l')
+        .selectAll('l')
+        .select((eb) => [
+          eb
+            .selectFrom('sessions as s')
+            .select((sub) => sub.fn.countAll<DbCount>().as('n'))
+            .whereRef('s.license_id', '=', 'l.id')
+            .where('s.expires_at', '>', at)
+            .as('session_count'),
+          eb
+            .selectFrom('inboxes as i')
+            .select((sub) => sub.fn.countAll<DbCount>().as('n'))
+            .whereRef('i.license_id', '=', 'l.id')
+            .where('i.expires_at', '>', at)
+            .as('inbox_count'),
+        ])
+        .orderBy('l.created_at')
+        .orderBy('l.id')
+        .execute();
+      return rows.map((row) => ({
+        ...toLicense(row),
+        sessions: toCount(row.session_count),
+        activeInboxes: toCount(row.inbox_count),
+      }));
+    });
+  }
+
+  revokeLicense(keyHash: string, at: Date): Promise<boolean> {
+    return this.run('revokeLicense', async () => {
+      const result = await this.db
+        .updateTable('licenses')
+        // Revoking twice keeps the first instant: the audit trail says when it really ended.
+        .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(toMillis(at))).$castTo<number>() }))
+        .where('key_hash', '=', keyHash)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    });
+  }
+
+  // --- inboxes ----------------------------------------------------------------------------
+
+  insertInbox(inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    return this.run('insertInbox', async () => {
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          const expired = await trx
+            .selectFrom('inboxes')
+            .select('id')
+            .where('username', '=', inbox.username)
+            .where('expires_at', '<=', toMillis(now))
+            .$if(this.dialect.rowLocks, (q) => q.forUpdate())
+            .execute();
+          // A later holder of the name must never read the earlier holder's mail.
+          if (expired.length > 0) await deleteInboxesWithMessages(trx, this.dialect, expired.map((row) => row.id));
+          await trx
+            .insertInto('inboxes')
+            .values({
+              id: inbox.id,
+              username: inbox.username,
+              domain: inbox.domain,
+              created_at: toMillis(inbox.createdAt),
+              expires_at: toMillis(inbox.expiresAt),
+              session_id: inbox.sessionId,
+              license_id: inbox.licenseId,
+            })
+            .execute();
+        });
+        return 'created';
+      } catch (error) {
+        // The unique index decides races: whoever commits first holds the name.
+        if (this.dialect.isUniqueViolation(error)) return 'taken';
+        throw error;
+      }
+    });
+  }
+
+  findInboxByUsername(username: string): Promise<Inbox | null> {
+    return this.run('findInboxByUsername', async () => {
+      const row = await this.db.selectFrom('inboxes').selectAll().where('username', '=', username).executeTakeFirst();
+      return row === undefined ? null : toInbox(row);
+    });
+  }
+
+  findInboxById(inboxId: string): Promise<Inbox | null> {
+    return this.run('findInboxById', async () => {
+      const row = await this.db.selectFrom('inboxes').selectAll().where('id', '=', inboxId).executeTakeFirst();
+      return row === undefined ? null : toInbox(row);
+    });
+  }
+
+  listActiveInboxes(owner: Owner, now: Date): Promise<InboxWithCount[]> {
+    return this.run('listActiveInboxes', async () => {
+      const { sessionId, licenseId } = owner;
+      const rows = await this.db
+        .selectFrom('inboxes as i')
+        .selectAll('i')
+        .select((eb) =>
+          eb
+            .selectFrom('messages as m')
+            .select((sub) => sub.fn.countAll<DbCount>().as('n'))
+            .whereRef('m.inbox_id', '=', 'i.id')
+            .as('message_count'),
+        )
+        .where((eb) =>
+          licenseId === null
+            ? eb('i.session_id', '=', sessionId)
+            : eb.or([eb('i.session_id', '=', sessionId), eb('i.license_id', '=', licenseId)]),
+        )
+        .where('i.expires_at', '>', toMillis(now))
+        .orderBy('i.created_at', 'desc')
+        .orderBy('i.id', 'desc')
+        .execute();
+      return rows.map((row) => ({ ...toInbox(row), messageCount: toCount(row.message_count) }));
+    });
+  }
+
+  countActiveLicenseInboxes(licenseId: string, now: Date): Promise<number> {
+    return this.run('countActiveLicenseInboxes', async () => {
+      const row = await this.db
+        .selectFrom('inboxes')
+        .select((eb) => eb.fn.countAll<DbCount>().as('n'))
+        .where('license_id', '=', licenseId)
+        .where('expires_at', '>', toMillis(now))
+        .executeTakeFirst();
+      return toCount(row?.n);
+    });
+  }
+
+  adoptInbox(inboxId: string, licenseId: string, expiresAt: Date): Promise<void> {
+    return this.run('adoptInbox', async () => {
+      await this.db
+        .updateTable('inboxes')
+        .set({ license_id: licenseId, expires_at: toMillis(expiresAt) })
+        .where('id', '=', inboxId)
+        .execute();
+    });
+  }
+
+  deleteInbox(inboxId: string): Promise<boolean> {
+    return this.run('deleteInbox', () =>
+      this.db.transaction().execute(async (trx) => {
+        // PostgreSQL: wait for deliveries holding the inbox (FOR SHARE) so none lands after the delete.
+        if (this.dialect.rowLocks) await trx.selectFrom('inboxes').select('id').where('id', '=', inboxId).forUpdate().execute();
+        const { inboxes } = await deleteInboxesWithMessages(trx, this.dialect, [inboxId]);
+        return inboxes > 0;
+      }),
+    );
+  }
+
+  // --- messages ---------------------------------------------------------------------------
+
+  countMessages(inboxId: string): Promise<number> {
+    return this.run('countMessages', async () => {
+      const row = await this.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<DbCount>().as('n'))
+        .where('inbox_id', '=', inboxId)
+        .executeTakeFirst();
+      return toCount(row?.n);
+    });
+  }
+
+  insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>> {
+    return this.run('insertMessage', () => insertMessageCopies(this.db, this.dialect, message, inboxIds));
+  }
+
+  listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {
+    return this.run('listMessages', async () => {
+      const rows = await listMessageRows(this.db, inboxId, options);
+      const attachments = await attachmentsOfPage(this.db, inboxId, rows);
+      return rows.map((row) => toMessageView(row, attachments.get(row.content_id) ?? []));
+    });
+  }
+
+  findMessage(messageId: string): Promise<MessageDetail | null> {
+    return this.run('findMessage', async () => {
+      const row = await findMessageRow(this.db, messageId);
+      if (row === undefined) return null;
+      const attachments = row.attachment_count > 0 ? await attachmentsOfContent(this.db, row.content_id) : [];
+      return {
+        ...toMessageView(row, attachments),
+        envelopeFrom: row.envelope_from,
+        headers: parseHeaders(row.headers_json),
+      };
+    });
+  }
+
+  findRawMessage(messageId: string): Promise<{ inboxId: string; raw: Uint8Array } | null> {
+    return this.run('findRawMessage', () => findRaw(this.db, messageId));
+  }
+
+  findAttachment(messageId: string, attachmentId: string): Promise<AttachmentContent | null> {
+    return this.run('findAttachment', () => findAttachmentContent(this.db, messageId, attachmentId));
+  }
+
+  deleteMessage(messageId: string): Promise<boolean> {
+    return this.run('deleteMessage', () =>
+      this.db.transaction().execute(async (trx) => {
+        const deleted = await trx.deleteFrom('messages').where('id', '=', messageId).returning('content_id').execute();
+        await deleteOrphanContents(trx, this.dialect, deleted.map((row) => row.content_id));
+        return deleted.length > 0;
+      }),
+    );
+  }
+
+  // --- expiry -----------------------------------------------------------------------------
+
+  deleteExpired(now: Date, limit: number): Promise<SweepCounts> {
+    return this.run('deleteExpired', () => deleteExpiredBatch(this.db, this.dialect, toMillis(now), limit));
+  }
+
+  /** Runs one operation, turning every backend failure into StoreUnavailableError. */
+  private async run<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    if (this.closed && operation !== 'close') throw new StoreUnavailableError(`${operation} failed: the store is closed`);
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreUnavailableError(`${operation} failed: ${reason}`, { cause: error });
+    }
+  }
+}

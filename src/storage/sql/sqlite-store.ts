@@ -1,0 +1,109 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+} from 'kysely';
+import { StoreUnavailableError } from '../../ports/mail-store.js';
+import type { Database } from './database.js';
+import { sqliteDialect } from './dialect.js';
+import { SqlMailStore } from './sql-mail-store.js';
+
+/** Wait this long for another process's write lock (e.g. the CLI while the server runs). */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Prepared statements kept per connection. Kysely prepares every query afresh; our queries
+ * are a few dozen fixed SQL texts, so caching them saves a parse per call on the hot path.
+ */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Opens (creating the file and its folder when needed) a better-sqlite3 database with the
+ * settings the product's guarantees rest on.
+ */
+export function openSqliteDatabase(path: string): BetterSqlite3.Database {
+  const inMemory = path === ':memory:' || path === '';
+  try {
+    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    const database = new BetterSqlite3(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    try {
+      // WAL: readers never block the writer, and a commit is one sequential append.
+      database.pragma('journal_mode = WAL');
+      // FULL: a commit is fsynced before it returns, so a message answered 250 survives
+      // kill -9 and power loss (NORMAL in WAL mode may lose the last commits on power loss).
+      database.pragma('synchronous = FULL');
+      database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+      // Off by default in SQLite; messages and attachments reference their parents.
+      database.pragma('foreign_keys = ON');
+      return database;
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${reason}`, { cause: error });
+  }
+}
+
+/** A MailStore on a SQLite file (or ':memory:'); call migrate() before use. */
+export function createSqliteStore(path: string): SqlMailStore {
+  const database = openSqliteDatabase(path);
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+  });
+  return new SqlMailStore(db, sqliteDialect);
+}
+
+/**
+ * Every transaction of the store writes, so it starts with BEGIN IMMEDIATE: a deferred BEGIN
+ * that reads first and then writes fails at once with SQLITE_BUSY when another process wrote
+ * in between, without waiting for busy_timeout.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** Kysely's SQLite dialect with ImmediateSqliteDriver. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.config);
+  }
+}
+
+/** Wraps the database so prepare() reuses statements (bounded, oldest evicted first). */
+function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      cache.clear();
+      database.close();
+    },
+    prepare: (text) => {
+      const cached = cache.get(text);
+      if (cached !== undefined) return cached;
+      const statement = database.prepare(text);
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next();
+        if (oldest.done !== true) cache.delete(oldest.value);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
+}

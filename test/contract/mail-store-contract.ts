@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
+import { describeExpiryContract } from './expiry-contract.js';
+import { describeInboxContract } from './inbox-contract.js';
+import { addInbox, at, deliverOne } from './mail-store-fixtures.js';
+import { describeMessageContract } from './message-contract.js';
+import { describeSessionLicenseContract } from './session-license-contract.js';
+
+/**
+ * The one contract every MailStore passes (style.md principle 1: one port, one suite, every
+ * backend). Each test gets a fresh, migrated store from `makeStore` and closes it afterwards.
+ */
+export function runMailStoreContract(name: string, makeStore: () => Promise<MailStore>): void {
+  describe(`MailStore contract: ${name}`, () => {
+    let current: MailStore | undefined;
+    const store = (): MailStore => {
+      if (current === undefined) throw new Error('no store: beforeEach did not run');
+      return current;
+    };
+
+    beforeEach(async () => {
+      current = await makeStore();
+      await current.migrate();
+    });
+
+    afterEach(async () => {
+      await current?.close();
+      current = undefined;
+    });
+
+    describe('lifecycle', () => {
+      it('migrate() again is harmless and keeps the data', async () => {
+        const inbox = await addInbox(store());
+        const messageId = await deliverOne(store(), inbox.id);
+        await store().migrate();
+        await store().migrate();
+        expect(await store().findInboxById(inbox.id)).toEqual(inbox);
+        expect((await store().findMessage(messageId))?.id).toBe(messageId);
+      });
+
+      it('ping() resolves on a working store', async () => {
+        await expect(store().ping()).resolves.toBeUndefined();
+      });
+
+      it('a closed store refuses work with StoreUnavailableError, and closing again is harmless', async () => {
+        await store().close();
+        await expect(store().ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store().findInboxById('x')).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store().listMessages('x')).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store().deleteExpired(at(0), 10)).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store().close()).resolves.toBeUndefined();
+      });
+    });
+
+    describeSessionLicenseContract(store);
+    describeInboxContract(store);
+    describeMessageContract(store);
+    describeExpiryContract(store);
+  });
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { addInbox, at, makeLicense, makeSession, type StoreGetter } from './mail-store-fixtures.js';
+
+/** Sessions and licenses: lookups, expiry boundaries, revocation and usage counts. */
+export function describeSessionLicenseContract(store: StoreGetter): void {
+  describe('sessions', () => {
+    it('finds a stored session by token hash, with every field intact', async () => {
+      const session = makeSession({ licenseId: 'lic-1' });
+      await store().insertSession(session);
+      const found = await store().findSession(session.tokenHash, at(1));
+      expect(found).toEqual(session);
+      expect(found?.createdAt).toBeInstanceOf(Date);
+    });
+
+    it('returns null for an unknown token hash', async () => {
+      await store().insertSession(makeSession());
+      expect(await store().findSession('f'.repeat(64), at(1))).toBeNull();
+    });
+
+    it('a session is valid strictly before expires_at', async () => {
+      const session = makeSession({ expiresAt: at(10) });
+      await store().insertSession(session);
+      expect(await store().findSession(session.tokenHash, new Date(at(10).getTime() - 1))).not.toBeNull();
+      expect(await store().findSession(session.tokenHash, at(10))).toBeNull();
+      expect(await store().findSession(session.tokenHash, at(11))).toBeNull();
+    });
+
+    it('renewSession extends the lifetime', async () => {
+      const session = makeSession({ expiresAt: at(10) });
+      await store().insertSession(session);
+      await store().renewSession(session.id, at(100));
+      expect((await store().findSession(session.tokenHash, at(50)))?.expiresAt).toEqual(at(100));
+    });
+
+    it('setSessionLicense records the redeemed license', async () => {
+      const session = makeSession();
+      await store().insertSession(session);
+      await store().setSessionLicense(session.id, 'lic-9');
+      expect((await store().findSession(session.tokenHash, at(1)))?.licenseId).toBe('lic-9');
+    });
+
+    it('updates of an unknown session are harmless no-ops', async () => {
+      await expect(store().renewSession('nope', at(5))).resolves.toBeUndefined();
+      await expect(store().setSessionLicense('nope', 'lic')).resolves.toBeUndefined();
+    });
+
+    it('countLicenseSessions counts only unexpired sessions of that license', async () => {
+      await store().insertSession(makeSession({ licenseId: 'a', expiresAt: at(60) }));
+      await store().insertSession(makeSession({ licenseId: 'a', expiresAt: at(60) }));
+      await store().insertSession(makeSession({ licenseId: 'a', expiresAt: at(5) }));
+      await store().insertSession(makeSession({ licenseId: 'b', expiresAt: at(60) }));
+      await store().insertSession(makeSession({ licenseId: null }));
+      expect(await store().countLicenseSessions('a', at(1))).toBe(3);
+      expect(await store().countLicenseSessions('a', at(5))).toBe(2);
+      expect(await store().countLicenseSessions('b', at(1))).toBe(1);
+      expect(await store().countLicenseSessions('c', at(1))).toBe(0);
+    });
+
+    it('a second session with the same token hash is rejected', async () => {
+      const session = makeSession();
+      await store().insertSession(session);
+      await expect(store().insertSession(makeSession({ tokenHash: session.tokenHash }))).rejects.toThrow();
+    });
+
+    it('callers cannot change a stored session through the objects they passed or got', async () => {
+      const session = makeSession({ expiresAt: at(10) });
+      await store().insertSession(session);
+      session.expiresAt.setTime(at(1000).getTime());
+      const found = await store().findSession(session.tokenHash, at(1));
+      found?.expiresAt.setTime(at(2000).getTime());
+      expect((await store().findSession(session.tokenHash, at(1)))?.expiresAt).toEqual(at(10));
+    });
+  });
+
+  describe('licenses', () => {
+    it('finds licenses by key hash and by id; unknown ones are null', async () => {
+      const a = makeLicense({ revokedAt: null });
+      const b = makeLicense({ maxSessions: 2, revokedAt: at(3) });
+      await store().insertLicenses([a, b]);
+      expect(await store().findLicenseByKeyHash(a.keyHash)).toEqual(a);
+      expect(await store().findLicenseById(b.id)).toEqual(b);
+      expect(await store().findLicenseByKeyHash('0'.repeat(64))).toBeNull();
+      expect(await store().findLicenseById('missing')).toBeNull();
+    });
+
+    it('inserting no licenses is a no-op', async () => {
+      await store().insertLicenses([]);
+      expect(await store().listLicenses(at(0))).toEqual([]);
+    });
+
+    it('a batch with a duplicate key hash is rejected as a whole', async () => {
+      const existing = makeLicense();
+      await store().insertLicenses([existing]);
+      const fresh = makeLicense();
+      await expect(store().insertLicenses([fresh, makeLicense({ keyHash: existing.keyHash })])).rejects.toThrow();
+      expect(await store().findLicenseById(fresh.id)).toBeNull();
+    });
+
+    it('revokeLicense marks the license and keeps the first revocation instant', async () => {
+      const license = makeLicense();
+      await store().insertLicenses([license]);
+      expect(await store().revokeLicense(license.keyHash, at(5))).toBe(true);
+      expect((await store().findLicenseById(license.id))?.revokedAt).toEqual(at(5));
+      expect(await store().revokeLicense(license.keyHash, at(9))).toBe(true);
+      expect((await store().findLicenseById(license.id))?.revokedAt).toEqual(at(5));
+    });
+
+    it('revokeLicense of an unknown key hash is false', async () => {
+      expect(await store().revokeLicense('0'.repeat(64), at(5))).toBe(false);
+    });
+
+    it('listLicenses lists oldest first with unexpired sessions and active inboxes', async () => {
+      const older = makeLicense({ createdAt: at(-10) });
+      const newer = makeLicense({ createdAt: at(-5) });
+      await store().insertLicenses([newer, older]);
+      await store().insertSession(makeSession({ licenseId: older.id, expiresAt: at(60) }));
+      await store().insertSession(makeSession({ licenseId: older.id, expiresAt: at(60) }));
+      await store().insertSession(makeSession({ licenseId: older.id, expiresAt: at(2) }));
+      await store().insertSession(makeSession({ licenseId: newer.id, expiresAt: at(60) }));
+      await addInbox(store(), { licenseId: older.id, expiresAt: at(60) });
+      await addInbox(store(), { licenseId: older.id, expiresAt: at(2) });
+      await addInbox(store(), { licenseId: null, sessionId: 's', expiresAt: at(60) });
+
+      const listed = await store().listLicenses(at(3));
+      expect(listed).toEqual([
+        { ...older, sessions: 2, activeInboxes: 1 },
+        { ...newer, sessions: 1, activeInboxes: 0 },
+      ]);
+    });
+  });
+}

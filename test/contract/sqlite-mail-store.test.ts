@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { createSqliteStore, openSqliteDatabase } from '../../src/storage/sql/sqlite-store.js';
+import { runMailStoreContract } from './mail-store-contract.js';
+import { addInbox, allByteValues, at, deliver, deliverOne, expectBytes, makeAttachment, makeInbox } from './mail-store-fixtures.js';
+
+const root = mkdtempSync(join(tmpdir(), 'tempinbox-sqlite-'));
+let fileNumber = 0;
+/** A path in a fresh folder per call, so no test sees another's database. */
+const freshPath = (): string => join(mkdtempSync(join(root, 'db-')), `store-${(fileNumber += 1)}.db`);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+runMailStoreContract('sqlite file', () => Promise.resolve(createSqliteStore(freshPath())));
+runMailStoreContract('sqlite :memory:', () => Promise.resolve(createSqliteStore(':memory:')));
+
+describe('SQLite store', () => {
+  it('opens with WAL, synchronous=FULL, a busy timeout and foreign keys', () => {
+    const database = openSqliteDatabase(freshPath());
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(database.pragma('synchronous', { simple: true })).toBe(2); // 2 = FULL
+      expect(database.pragma('busy_timeout', { simple: true })).toBe(5000);
+      expect(database.pragma('foreign_keys', { simple: true })).toBe(1);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('leaves the file in WAL mode and keeps the data across close and reopen', async () => {
+    const path = freshPath();
+    const first = createSqliteStore(path);
+    await first.migrate();
+    const inbox = await addInbox(first, { expiresAt: at(60) });
+    const raw = allByteValues();
+    const id = await deliverOne(first, inbox.id, { raw, attachments: [makeAttachment(allByteValues())] });
+    await first.close();
+
+    const peek = new BetterSqlite3(path, { readonly: true });
+    try {
+      expect(peek.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      peek.close();
+    }
+
+    const second = createSqliteStore(path);
+    try {
+      await second.migrate();
+      expect(await second.findInboxById(inbox.id)).toEqual(inbox);
+      expectBytes((await second.findRawMessage(id))?.raw, raw);
+      const view = await second.findMessage(id);
+      expectBytes((await second.findAttachment(id, view?.attachments[0]?.id ?? ''))?.content, allByteValues());
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('deletes contents and attachments once no copy refers to them (not observable through the port)', async () => {
+    const path = freshPath();
+    const store = createSqliteStore(path);
+    const rows = (): Record<string, number> => {
+      const peek = new BetterSqlite3(path, { readonly: true });
+      try {
+        const count = (table: string): number => (peek.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+        expect(peek.pragma('foreign_key_check')).toEqual([]);
+        return { contents: count('contents'), attachments: count('attachments'), messages: count('messages') };
+      } finally {
+        peek.close();
+      }
+    };
+    try {
+      await store.migrate();
+      const a = await addInbox(store, { expiresAt: at(10) });
+      const b = await addInbox(store, { expiresAt: at(100) });
+      const c = await addInbox(store, { expiresAt: at(100) });
+      const attachments = [makeAttachment(new Uint8Array([1])), makeAttachment(new Uint8Array([2]))];
+      const shared = await deliver(store, [a.id, b.id, c.id], { attachments });
+      await deliverOne(store, a.id, { attachments });
+      await deliverOne(store, b.id, { attachments });
+      const onlyC = await deliverOne(store, c.id);
+      expect(rows()).toEqual({ contents: 4, attachments: 6, messages: 6 });
+
+      // Takeover of a's name deletes a's copies; the content shared with b and c stays.
+      expect(await store.insertInbox(makeInbox({ username: a.username }), at(20))).toBe('created');
+      expect(rows()).toEqual({ contents: 3, attachments: 4, messages: 4 });
+      await store.deleteMessage(shared.get(b.id) ?? '');
+      expect(rows()).toEqual({ contents: 3, attachments: 4, messages: 3 });
+      await store.deleteInbox(b.id);
+      expect(rows()).toEqual({ contents: 2, attachments: 2, messages: 2 });
+      await store.deleteMessage(onlyC);
+      expect(rows()).toEqual({ contents: 1, attachments: 2, messages: 1 });
+      expect(await store.deleteExpired(at(1000), 10)).toEqual({ inboxes: 2, messages: 1, sessions: 0 });
+      expect(rows()).toEqual({ contents: 0, attachments: 0, messages: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('creates the folder of a new database file', async () => {
+    const path = join(root, 'nested', 'deeper', 'tempinbox.db');
+    const store = createSqliteStore(path);
+    try {
+      await store.migrate();
+      await expect(store.ping()).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reports driver failures as StoreUnavailableError', async () => {
+    const path = freshPath();
+    const store = createSqliteStore(path);
+    try {
+      await store.migrate();
+      const inbox = await addInbox(store);
+      // Break the schema behind the store's back: every query on that table now fails in the driver.
+      const other = new BetterSqlite3(path);
+      other.exec('drop table attachments');
+      other.close();
+      await expect(store.findAttachment('m', 'a')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(deliverOne(store, inbox.id, { attachments: [makeAttachment(new Uint8Array([1]))] })).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      // The failed delivery rolled back as a whole.
+      expect(await store.countMessages(inbox.id)).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reports a database that cannot be opened as StoreUnavailableError', () => {
+    // A folder where the file should be: SQLite cannot open it.
+    expect(() => createSqliteStore(root)).toThrow(StoreUnavailableError);
+  });
+});

@@ -1,0 +1,62 @@
+import { FakeClock } from '../../src/domain/clock.js';
+import type { PlanSettings } from '../../src/domain/plan.js';
+import type { Session } from '../../src/domain/types.js';
+import { MemoryRateLimiter } from '../../src/rate-limit/memory-rate-limiter.js';
+import { DeliveryService } from '../../src/services/delivery-service.js';
+import { FairUseService } from '../../src/services/fair-use-service.js';
+import { InboxService } from '../../src/services/inbox-service.js';
+import { LicenseService } from '../../src/services/license-service.js';
+import { MessageService } from '../../src/services/message-service.js';
+import { SessionService } from '../../src/services/session-service.js';
+import { SweepService } from '../../src/services/sweep-service.js';
+import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
+import type { ParsedMail } from '../../src/domain/types.js';
+
+/** Plan numbers of contract §1 defaults. */
+export const DEFAULT_PLAN: PlanSettings = {
+  freeTtlSeconds: 1800,
+  premiumTtlSeconds: 2_592_000,
+  premiumMaxInboxes: 10,
+  freeMaxMessages: 100,
+  premiumMaxMessages: 1000,
+};
+
+/** A trivial parser for service tests: subject from the first line, the rest is the body. */
+export async function lineParser(raw: Uint8Array): Promise<ParsedMail> {
+  const text = Buffer.from(raw).toString('utf8');
+  const [first = '', ...rest] = text.split('\n');
+  return { from: 'sender@example.org', to: '', subject: first, text: rest.join('\n'), html: null, headers: [], messageId: null, attachments: [] };
+}
+
+/** Every service over one in-memory store and one fake clock. */
+export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<PlanSettings>; domains?: string[] } = {}) {
+  const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+  const store = new MemoryMailStore();
+  const plan = { ...DEFAULT_PLAN, ...options.plan };
+  const domains = options.domains ?? ['tempinbox.test', 'other.test'];
+  const fairUse = new FairUseService(new MemoryRateLimiter(), options.rateLimits ?? false);
+  const sessions = new SessionService(store, clock);
+  const fixture = {
+    clock,
+    store,
+    plan,
+    sessions,
+    inboxes: new InboxService({ store, clock, fairUse, domains, plan }),
+    messages: new MessageService(store, clock),
+    licenses: new LicenseService({ store, clock, fairUse, plan }),
+    delivery: new DeliveryService({ store, clock, parse: lineParser, domains, plan }),
+    sweep: new SweepService(store, clock),
+    /** A fresh session (and its cookie token). */
+    async newSession(): Promise<{ session: Session; token: string }> {
+      const opened = await sessions.open(null);
+      return { session: opened.session, token: opened.newToken ?? '' };
+    },
+    /** Delivers `subject\nbody` to an address through the real delivery service. */
+    async send(address: string, subject = 'hello', body = 'body'): Promise<string> {
+      const recipient = await fixture.delivery.acceptRecipient(address, 0);
+      const result = await fixture.delivery.deliver('sender@example.org', [recipient], Buffer.from(`${subject}\n${body}`));
+      return result.messageIds[0] ?? '';
+    },
+  };
+  return fixture;
+}
