@@ -95,7 +95,7 @@ describe('error codes end to end', () => {
     expectError(await new CookieClient(server.baseUrl).postJson('/api/premium/redeem', { key: otherKey }), 400, 'license_invalid');
   });
 
-  it('inbox_expired while unswept, then SMTP 550 for it', async () => {
+  it('inbox_expired while unswept (sweeper at its 60 s default), then SMTP 550 for it', async () => {
     const client = new CookieClient(server.baseUrl);
     const { json: inbox } = await client.get('/api/create');
     await sendWithNodemailer(server.smtpPort, { to: inbox.email, subject: 'before expiry', text: 'x' });
@@ -105,6 +105,35 @@ describe('error codes end to end', () => {
     expectError(await client.get(`/api/check/${inbox.username}`), 410, 'inbox_expired');
     expectError(await client.get(`/api/messages/${before.json.emails[0].id}`), 410, 'inbox_expired');
     await expect(sendWithNodemailer(server.smtpPort, { to: inbox.email, subject: 'late', text: 'x' })).rejects.toThrow(/550/);
+
+  });
+});
+
+describe('expiry sweeper end to end', () => {
+  let server: ServerProcess;
+  const data = tempDataDir();
+
+  beforeAll(async () => {
+    server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', FREE_TTL_SECONDS: '1', SWEEP_INTERVAL_SECONDS: '1' });
+  });
+  afterAll(async () => {
+    await server.stop();
+    data.cleanup();
+  });
+
+  it('deletes an expired inbox with its mail: the owner then gets 404, and metrics count it', async () => {
+    const client = new CookieClient(server.baseUrl);
+    const { json: inbox } = await client.get('/api/create');
+    await sendWithNodemailer(server.smtpPort, { to: inbox.email, subject: 'soon gone', text: 'x' });
+    let after = await client.get(`/api/check/${inbox.username}`);
+    for (let i = 0; i < 60 && after.status !== 404; i += 1) {
+      await new Promise((done) => setTimeout(done, 100));
+      after = await client.get(`/api/check/${inbox.username}`);
+    }
+    expectError(after, 404, 'inbox_not_found');
+    const metrics = await client.get('/metrics');
+    expect(Number(/tempinbox_sweeper_deleted_total\{kind="inboxes"\} (\d+)/.exec(metrics.text)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/tempinbox_sweeper_deleted_total\{kind="messages"\} (\d+)/.exec(metrics.text)?.[1])).toBeGreaterThanOrEqual(1);
   });
 });
 
