@@ -67,7 +67,10 @@ function simpleBody(headers: readonly RawHeader[], body: string, maxTextChars: n
  * code in a broken message is still there to read.
  */
 export function rawBodyText(raw: Uint8Array, maxChars: number): string {
-  const { body } = splitMessage(new TextDecoder('utf-8').decode(raw));
+  return asText(splitMessage(new TextDecoder('utf-8').decode(raw)).body, maxChars);
+}
+
+function asText(body: string, maxChars: number): string {
   return cleanText(body, maxChars).replace(/\r\n?/g, '\n').trim();
 }
 
@@ -84,6 +87,6 @@ export function fallbackParse(raw: Uint8Array, limits: MailLimits): ParsedMail {
   const summary = readHeaders(rawHeaders, limits);
   const readable = simpleBody(rawHeaders, body, limits.maxTextChars);
   const isHtml = firstValue(rawHeaders, 'content-type').startsWith('text/html');
-  const text = readable.text === '' && !isHtml ? cleanText(body, limits.maxTextChars).replace(/\r\n?/g, '\n').trim() : readable.text;
+  const text = readable.text === '' && !isHtml ? asText(body, limits.maxTextChars) : readable.text;
   return { ...summary, ...readable, text, attachments: [] };
 }

@@ -14,7 +14,7 @@ export interface MailBody {
  * (or only whitespace), text derived from the sanitised HTML.
  */
 export function mailBody(text: string | undefined, html: string | undefined, maxTextChars: number): MailBody {
-  // Not truncated after sanitising: a cut could end inside a tag; the input was capped.
+  // Not cut here (a cut could end inside a tag): sanitizeMailHtml bounds its own output.
   const safeHtml = html === undefined ? null : stripControls(sanitizeMailHtml(html)).trim();
   const shownHtml = safeHtml === '' ? null : safeHtml;
   const hasText = text !== undefined && text.trim() !== '';

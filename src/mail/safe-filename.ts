@@ -63,9 +63,17 @@ export function safeFilename(name: string | undefined, fallbackIndex: number, co
   return cleaned === '' ? fallbackName(fallbackIndex, contentType) : cleaned;
 }
 
+/** The part after the last `/` or `\`, at most MAX_INPUT_CHARS from its end (the extension). */
+function lastSegment(input: string): string {
+  const segment = input.slice(Math.max(input.lastIndexOf('/'), input.lastIndexOf('\\')) + 1);
+  if (segment.length <= MAX_INPUT_CHARS) return segment;
+  const tail = segment.slice(-MAX_INPUT_CHARS);
+  // Do not start with the second half of a surrogate pair.
+  return /^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail;
+}
+
 function cleanName(input: string): string {
-  let name = repairC1(input.slice(0, MAX_INPUT_CHARS)).normalize('NFC').replace(INVISIBLE, '');
-  name = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
+  let name = repairC1(lastSegment(input)).normalize('NFC').replace(INVISIBLE, '');
   name = name
     .replace(RESERVED, '')
     .replace(/\.{2,}/g, '.')
