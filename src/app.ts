@@ -8,7 +8,7 @@ import { AppError } from './domain/errors.js';
 import type { PlanSettings } from './domain/plan.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
-import { parseMail } from './mail/parse-mail.js';
+import { createMailParser } from './mail/parse-mail.js';
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
@@ -75,7 +75,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan });
   const messages = new MessageService(store, clock);
   const licenses = new LicenseService({ store, clock, fairUse, plan });
-  const delivery = new DeliveryService({ store, clock, parse: parseMail, domains: config.domains, plan });
+  const parse = createMailParser({
+    onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
+  });
+  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan });
   const sweeper = new Sweeper({
     sweep: new SweepService(store, clock),
     intervalSeconds: config.sweepIntervalSeconds,

@@ -100,14 +100,7 @@ export async function runCli(argv: string[]): Promise<void> {
 async function serve(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.logLevel);
-  let app: App;
-  try {
-    app = await createApp(config, { logger });
-    await app.start();
-  } catch (error) {
-    process.stderr.write(`${startFailure(config, error)}\n`);
-    process.exit(1);
-  }
+  let app: App | undefined;
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -118,7 +111,7 @@ async function serve(): Promise<void> {
       process.exit(0);
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();
-    app.stop().then(
+    (app?.stop() ?? Promise.resolve()).then(
       () => {
         logger.info('stopped');
         process.exit(0);
@@ -129,8 +122,17 @@ async function serve(): Promise<void> {
       },
     );
   };
+  // Installed before the listeners open: the "listening" line may be read, and a signal
+  // sent, before start() returns.
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  try {
+    app = await createApp(config, { logger });
+    await app.start();
+  } catch (error) {
+    process.stderr.write(`${startFailure(config, error)}\n`);
+    process.exit(1);
+  }
 }
 
 /** One line saying why start-up failed, naming the variable when it is the configuration's fault. */

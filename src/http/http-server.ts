@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, ERROR_MESSAGES, type ErrorCode } from '../domain/errors.js';
 import { API_PER_ADDRESS } from '../domain/fair-use.js';
@@ -33,7 +33,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; naming the base type keeps FastifyInstance's default generics.
     loggerInstance: options.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Access lines per request would dominate the log at polling rates; metrics count requests.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: options.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
