@@ -5,6 +5,7 @@ import { publicUrlOf } from './config/load-config.js';
 import type { Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { AppError } from './domain/errors.js';
+import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
 import type { PlanSettings } from './domain/plan.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
@@ -118,6 +119,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
         ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
         : undefined,
+    maxConnectionsPerAddress: config.rateLimits ? SMTP_CONNECTIONS_PER_ADDRESS : undefined,
     metrics: {
       onAccepted: (recipients, bytes) => metrics.smtpMessageAccepted(recipients, bytes),
       onRejected: (code) => metrics.smtpRejection(code),

@@ -22,6 +22,12 @@ export const FAILED_REDEEM_PER_ADDRESS: FairUseRule = { name: 'redeem_fail_ip', 
 /** Every other API call per client address (message reads, deletes, session, 404s). */
 export const API_PER_ADDRESS: FairUseRule = { name: 'api_ip', points: 1200, durationSeconds: 60 };
 
+/**
+ * Simultaneous SMTP connections per client address: large senders open a handful per
+ * destination, so 20 never slows real mail, while one host cannot take all MAX_CLIENTS slots.
+ */
+export const SMTP_CONNECTIONS_PER_ADDRESS = 20;
+
 /** All rules, for the docs table and metrics labels. */
 export const FAIR_USE_RULES: readonly FairUseRule[] = [
   CREATE_PER_ADDRESS,

@@ -28,6 +28,9 @@ export const SOCKET_TIMEOUT_MS = 60_000;
  * down`: half the 10 s stop budget of contract §1, leaving time to close the database.
  */
 export const CLOSE_TIMEOUT_MS = 5_000;
+/** Reply to a connection over the per-address limit (RFC 3463 4.7.0: security/policy, temporary). */
+const TOO_MANY_CONNECTIONS: SmtpReply = { code: 421, enhanced: '4.7.0', text: 'Too many connections from your address, try again later' };
+
 /** Text after the host name in the 220 greeting. */
 export const BANNER = 'tempinbox inbound MX';
 
@@ -48,6 +51,11 @@ export interface SmtpListenerOptions {
   /** Enables STARTTLS. */
   tls?: { key: Buffer; cert: Buffer };
   metrics?: SmtpMetrics;
+  /**
+   * Simultaneous connections one client address may hold (fair use); further ones get
+   * `421 4.7.0` at once. Undefined: no per-address limit (RATE_LIMITS=off).
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /** A started-or-not SMTP listener. */
@@ -74,6 +82,9 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
   const transactions = new WeakMap<SMTPServerEnvelope, Map<string, AcceptedRecipient>>();
   /** Deliveries that have not answered yet; close() waits for them (bounded). */
   const inflight = new Set<Promise<void>>();
+  /** Open connections per client address, and the sessions counted in it. */
+  const perAddress = new Map<string, number>();
+  const counted = new Set<string>();
 
   const reject = (reply: SmtpReply): ReplyError => {
     metrics?.onRejected(reply.code);
@@ -137,6 +148,26 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
     closeTimeout: CLOSE_TIMEOUT_MS,
     // smtp-server's own log lines are per connection and per command; ours are enough.
     logger: false,
+
+    onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
+      const limit = options.maxConnectionsPerAddress;
+      if (limit === undefined) return callback();
+      const open = perAddress.get(session.remoteAddress) ?? 0;
+      if (open >= limit) {
+        logger.debug({ session: session.id, open }, 'smtp connection refused: per-address limit');
+        return callback(reject(TOO_MANY_CONNECTIONS));
+      }
+      perAddress.set(session.remoteAddress, open + 1);
+      counted.add(session.id);
+      callback();
+    },
+
+    onClose(session: SMTPServerSession): void {
+      if (!counted.delete(session.id)) return;
+      const open = (perAddress.get(session.remoteAddress) ?? 1) - 1;
+      if (open <= 0) perAddress.delete(session.remoteAddress);
+      else perAddress.set(session.remoteAddress, open);
+    },
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void): void {
       decideRecipient(address.address, session)

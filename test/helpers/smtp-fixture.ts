@@ -40,7 +40,7 @@ const EMPTY_PARSE: ParsedMail = { from: '', to: '', subject: '', text: '', html:
 
 /** Starts the fixture; `store` lets a test pass a failing or slow subclass. */
 export async function startSmtpFixture(
-  options: { store?: MemoryMailStore; tls?: { key: Buffer; cert: Buffer }; maxMessageBytes?: number } = {},
+  options: { store?: MemoryMailStore; tls?: { key: Buffer; cert: Buffer }; maxMessageBytes?: number; maxConnectionsPerAddress?: number } = {},
 ): Promise<SmtpFixture> {
   const store = options.store ?? new MemoryMailStore();
   const clock = new FakeClock();
@@ -53,6 +53,7 @@ export async function startSmtpFixture(
     maxMessageBytes: options.maxMessageBytes ?? TEST_MAX_MESSAGE_BYTES,
     hostname: 'mx.tempinbox.test',
     tls: options.tls,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress,
   });
   const port = await listener.listen(0, '127.0.0.1');
 
