@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../domain/errors.js';
-import { serviceFixture } from '../../test/helpers/service-fixture.js';
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error.code;
-    throw error;
-  }
-  return 'no error';
-}
+import { codeOf, serviceFixture } from '../../test/helpers/service-fixture.js';
 
 describe('InboxService on a free session', () => {
   it('creates a generated inbox and reuses it while it is active', async () => {

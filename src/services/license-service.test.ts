@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../domain/errors.js';
 import { hashSecret } from '../domain/ids.js';
-import { serviceFixture } from '../../test/helpers/service-fixture.js';
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error.code;
-    throw error;
-  }
-  return 'no error';
-}
+import { codeOf, serviceFixture } from '../../test/helpers/service-fixture.js';
 
 describe('LicenseService', () => {
   it('stores only hashes of minted keys', async () => {

@@ -1,4 +1,5 @@
 import { FakeClock } from '../../src/domain/clock.js';
+import { AppError } from '../../src/domain/errors.js';
 import type { PlanSettings } from '../../src/domain/plan.js';
 import type { Session } from '../../src/domain/types.js';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory-rate-limiter.js';
@@ -59,4 +60,15 @@ export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<P
     },
   };
   return fixture;
+}
+
+/** The catalog code a use case failed with, or 'no error'. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error.code;
+    throw error;
+  }
+  return 'no error';
 }
