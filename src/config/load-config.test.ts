@@ -59,6 +59,11 @@ describe('configuration', () => {
     for (const line of lines) expect(line).not.toContain('\n');
   });
 
+  it('treats an empty optional variable as unset, but an empty required one as an error', () => {
+    expect(loadConfig({ PUBLIC_URL: '', TLS_CERT_FILE: '', TLS_KEY_FILE: '' })).toMatchObject({ publicUrl: undefined, tlsCertFile: undefined });
+    expect(problems({ PORT: '' })).toHaveLength(1);
+  });
+
   it('reports every bad variable at once', () => {
     expect(problems({ PORT: 'x', SMTP_PORT: 'y' })).toHaveLength(2);
   });

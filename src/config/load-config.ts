@@ -34,7 +34,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const problems: ConfigProblem[] = [];
   for (const entry of CONFIG_SCHEMA) {
     const raw = env[entry.env];
-    const text = raw ?? entry.defaultText;
+    // An optional variable set to '' counts as unset (e.g. `PUBLIC_URL=` in a unit file).
+    const text = raw === '' && entry.defaultText === undefined ? undefined : (raw ?? entry.defaultText);
     if (text === undefined) {
       values[entry.key] = undefined;
       continue;

@@ -59,12 +59,15 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   /** Seconds after which a retry may succeed (rate limits). */
   readonly retryAfterSeconds: number | undefined;
+  /** The budget that was exhausted (rate limits), for the RateLimit-Limit header. */
+  readonly rateLimit: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, options?: { retryAfterSeconds?: number; cause?: unknown }) {
+  constructor(code: ErrorCode, message?: string, options?: { retryAfterSeconds?: number; rateLimit?: number; cause?: unknown }) {
     super(message ?? ERROR_MESSAGES[code], options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.rateLimit = options?.rateLimit;
   }
 }
 

@@ -114,7 +114,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
 function sendError(reply: FastifyReply, error: AppError): void {
   const status = HTTP_STATUS[error.code];
   if (error.retryAfterSeconds !== undefined) {
+    // The headers describe the exhausted budget, replacing any set earlier for another one.
     reply.header('Retry-After', String(error.retryAfterSeconds));
+    if (error.rateLimit !== undefined) reply.header('RateLimit-Limit', String(error.rateLimit));
     reply.header('RateLimit-Remaining', '0');
     reply.header('RateLimit-Reset', String(error.retryAfterSeconds));
   }

@@ -72,9 +72,10 @@ export class DeliveryService {
    */
   async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], raw: Uint8Array): Promise<DeliveryResult> {
     const inboxIds = new Set<string>();
+    let postmasterId: string | null = null;
     for (const recipient of recipients) {
       if (recipient.inboxId !== null) inboxIds.add(recipient.inboxId);
-      else inboxIds.add(await this.postmasterInboxId());
+      else inboxIds.add((postmasterId ??= await this.postmasterInboxId()));
     }
     const first = recipients[0]?.address ?? '';
     const parsed = await this.deps.parse(raw, { envelopeFrom, recipient: first });
@@ -83,12 +84,25 @@ export class DeliveryService {
       [...inboxIds],
     );
     if (stored.size === 0) throw new AppError('inbox_not_found', 'No such mailbox.');
+    if (postmasterId !== null) await this.trimPostmaster(postmasterId);
     return { delivered: stored.size, messageIds: [...stored.values()] };
   }
 
   /**
+   * postmaster@ must always be accepted, so its inbox cannot answer 452 when full; instead it
+   * keeps only its newest PREMIUM_MAX_MESSAGES messages, so mail to it cannot fill the disk.
+   */
+  private async trimPostmaster(inboxId: string): Promise<void> {
+    const { store, plan } = this.deps;
+    if ((await store.countMessages(inboxId)) <= plan.premiumMaxMessages) return;
+    const newestFirst = await store.listMessages(inboxId);
+    for (const message of newestFirst.slice(plan.premiumMaxMessages)) await store.deleteMessage(message.id);
+  }
+
+  /**
    * The inbox holding mail to postmaster@ (any served domain). It is reserved, owned by no
-   * session, and never expires; `tempinbox postmaster` lets the operator read it.
+   * session, never expires, keeps its newest PREMIUM_MAX_MESSAGES messages, and
+   * `tempinbox postmaster` lets the operator read it.
    */
   async postmasterInboxId(): Promise<string> {
     const existing = await this.deps.store.findInboxByUsername(POSTMASTER);

@@ -43,5 +43,8 @@ export class FairUseService {
 
 /** A rate_limited error carrying when to retry. */
 export function rateLimited(decision: RateDecision): AppError {
-  return new AppError('rate_limited', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(decision.resetSeconds)) });
+  return new AppError('rate_limited', undefined, {
+    retryAfterSeconds: Math.max(1, Math.ceil(decision.resetSeconds)),
+    rateLimit: decision.limit,
+  });
 }

@@ -12,8 +12,6 @@ import { ownerOf, owns } from './ownership.js';
 
 /** Tries at a fresh generated name before giving up (2^51 names make one retry already rare). */
 const GENERATED_NAME_ATTEMPTS = 5;
-/** Most messages one check returns: an inbox holds at most PREMIUM_MAX_MESSAGES anyway. */
-export const CHECK_PAGE_LIMIT = 1000;
 
 /** What create answers: the inbox and whether it already existed. */
 export interface CreateResult {
@@ -80,7 +78,8 @@ export class InboxService {
   async check(session: Session, usernameOrAddress: string, sinceId?: string): Promise<MessageView[]> {
     if (sinceId !== undefined && !isId(sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
     const inbox = await this.findOwnActive(session, usernameOrAddress);
-    return this.deps.store.listMessages(inbox.id, { sinceId, limit: CHECK_PAGE_LIMIT });
+    // No page limit: the message caps (FREE_/PREMIUM_MAX_MESSAGES) bound what an inbox holds.
+    return this.deps.store.listMessages(inbox.id, { sinceId });
   }
 
   /** DELETE /api/inbox/<username>: discards the inbox and its messages (expired ones too). */

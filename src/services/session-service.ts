@@ -42,7 +42,11 @@ export class SessionService {
   /** The caller's session, or a new one with a new cookie value when it has none. */
   async open(token: string | undefined | null): Promise<OpenedSession> {
     const existing = await this.resolve(token);
-    if (existing !== null) return { session: existing, newToken: null };
+    return existing !== null ? { session: existing, newToken: null } : this.create();
+  }
+
+  /** A new session and the cookie value that proves it. */
+  async create(): Promise<{ session: Session; newToken: string }> {
     const newToken = newSessionToken();
     const now = this.clock.now();
     const session: Session = {

@@ -111,7 +111,7 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
     // DATA needs an accepted RCPT first (smtp-server answers 503 otherwise): this is a bug guard.
     if (recipients.length === 0) throw new AppError('internal_error', 'DATA without accepted recipients.');
     const result = await delivery.deliver(envelopeFrom, recipients, message.raw);
-    metrics?.onAccepted(recipients.length, message.bytes);
+    metrics?.onAccepted(result.delivered, message.bytes);
     // Sizes and counts only: never content, subjects or local parts (they identify people).
     logger.info(
       {

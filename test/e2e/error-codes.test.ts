@@ -158,6 +158,9 @@ describe('rate limits end to end', () => {
     const limited = await client.postJson('/api/premium/redeem', { key: 'not-a-key' });
     expectError(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The headers describe the exhausted budget (10 failed redeems an hour), not another one.
+    expect(limited.headers.get('ratelimit-limit')).toBe('10');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
   });
 
   it('sends RateLimit-* headers on polls and limits cookie-less creation per address', async () => {

@@ -1,18 +1,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CHECK_PER_ADDRESS, CHECK_PER_SESSION, CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
-import { openSession, requireSession, setRateHeaders, type HttpDeps } from '../http-deps.js';
+import { requireSession, setRateHeaders, type HttpDeps } from '../http-deps.js';
 import { presentCheck, presentInbox, presentInboxSummary } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
-import { readSessionToken } from '../session-cookie.js';
+import { readSessionToken, setSessionCookie } from '../session-cookie.js';
 
 /** GET /api/create */
 export function createInboxHandler(deps: HttpDeps) {
   return async (request: FastifyRequest<{ Querystring: CreateQuery }>, reply: FastifyReply) => {
-    // Refuse before making a session, so that a flood of cookie-less calls stores nothing.
-    if ((await deps.sessions.resolve(readSessionToken(request))) === null) {
+    const token = readSessionToken(request);
+    let session = await deps.sessions.resolve(token);
+    if (session !== null && token !== undefined) {
+      setSessionCookie(reply, token, deps.secureCookies);
+    } else {
+      // Refuse before making a session: once the address's budget is spent, a flood of
+      // cookie-less calls stores nothing.
       await deps.fairUse.assertNotExhausted(CREATE_PER_ADDRESS, request.ip);
+      const created = await deps.sessions.create();
+      session = created.session;
+      setSessionCookie(reply, created.newToken, deps.secureCookies);
     }
-    const session = await openSession(deps, request, reply);
     const { inbox } = await deps.inboxes.create(session, request.query, request.ip);
     return presentInbox(inbox);
   };
