@@ -37,6 +37,9 @@ describe('greeting and EHLO', () => {
     const features = (ehlo?.lines ?? []).slice(1).map((line) => line.slice(4));
     expect(features).toEqual(expect.arrayContaining([`SIZE ${TEST_MAX_MESSAGE_BYTES}`, '8BITMIME', 'SMTPUTF8', 'PIPELINING']));
     expect(features.some((f) => /^(AUTH|STARTTLS)\b/.test(f))).toBe(false);
+    // No PTR lookup on the connection path: smtp-server names the client by its bare IP
+    // literal instead of a resolved host name (127.0.0.1 would resolve to "localhost").
+    expect(ehlo?.lines[0]).toMatch(/\[127\.0\.0\.1\]$/);
   });
 
   it('refuses AUTH and STARTTLS (no certificate configured) with 5xx', async () => {
