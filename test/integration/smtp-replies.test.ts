@@ -38,7 +38,7 @@ describe('greeting and EHLO', () => {
     expect(features).toEqual(expect.arrayContaining([`SIZE ${TEST_MAX_MESSAGE_BYTES}`, '8BITMIME', 'SMTPUTF8', 'PIPELINING']));
     expect(features.some((f) => /^(AUTH|STARTTLS)\b/.test(f))).toBe(false);
     // No PTR lookup on the connection path: smtp-server names the client by its bare IP
-    // literal instead of a resolved host name (127.0.0.1 would resolve to "localhost").
+    // literal instead of the PTR name a lookup would find (here 127.0.0.1 has one).
     expect(ehlo?.lines[0]).toMatch(/\[127\.0\.0\.1\]$/);
   });
 
