@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { isInboxActive } from '../domain/plan.js';
-import type { AttachmentContent, MessageDetail, Session } from '../domain/types.js';
+import type { AttachmentContent, Inbox, MessageDetail, Session } from '../domain/types.js';
 import type { MailStore } from '../ports/mail-store.js';
 import { owns } from './ownership.js';
 
@@ -45,15 +45,16 @@ export class MessageService {
     await this.store.deleteMessage(messageId);
   }
 
-  /** A foreign message answers exactly like a missing one. */
-  private async assertOwned(session: Session, inboxId: string): Promise<void> {
+  /** A foreign message answers exactly like a missing one. Returns the inbox. */
+  private async assertOwned(session: Session, inboxId: string): Promise<Inbox> {
     const inbox = await this.store.findInboxById(inboxId);
     if (inbox === null || !owns(session, inbox)) throw new AppError('not_found', 'No such message.');
+    return inbox;
   }
 
+  /** Owned, and the inbox still active (410 once it expired, until the sweeper deletes it). */
   private async assertReadable(session: Session, inboxId: string): Promise<void> {
-    const inbox = await this.store.findInboxById(inboxId);
-    if (inbox === null || !owns(session, inbox)) throw new AppError('not_found', 'No such message.');
+    const inbox = await this.assertOwned(session, inboxId);
     if (!isInboxActive(inbox.expiresAt, this.clock.now())) throw new AppError('inbox_expired');
   }
 }
