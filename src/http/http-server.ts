@@ -55,6 +55,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   app.addSchema(ErrorResponse);
   await app.register(cookie);
   await app.register(swagger, {
+    // Shared schemas keep their $id as their name in components (not def-0, def-1, …).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -13,14 +13,16 @@ import { schemas } from './schemas/inbox-schemas.js';
  */
 export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const spec = { tags: ['spec'] };
-  const extra = { tags: ['beyond the spec'] };
+  const extra = { tags: ['beyond the spec'], security: [{ session: [] }] };
+  /** Routes that need the session cookie (the OpenAPI `session` security scheme). */
+  const cookie = { security: [{ session: [] }] };
   const ops = { tags: ['operations'] };
 
   app.get<{ Querystring: CreateQuery }>('/api/create',
     { schema: { ...spec, summary: 'Create an inbox, or reuse the session’s current one', ...schemas.create } },
     createInboxHandler(deps));
   app.get<{ Params: InboxParams; Querystring: CheckQuery }>('/api/check/:username',
-    { schema: { ...spec, summary: 'Poll an inbox the session owns', ...schemas.check } },
+    { schema: { ...spec, ...cookie, summary: 'Poll an inbox the session owns', ...schemas.check } },
     checkInboxHandler(deps));
   app.get('/api/domains',
     { schema: { ...spec, summary: 'Domains available for new addresses', ...schemas.domains } },

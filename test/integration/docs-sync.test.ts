@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractConfigBlock, renderConfigTable } from '../../scripts/gen-config-docs.js';
+import { OPENAPI_PATH, renderOpenApi } from '../../scripts/gen-openapi.js';
 import { ERROR_CODES } from '../../src/domain/errors.js';
 import { HTTP_STATUS } from '../../src/http/error-map.js';
 
@@ -83,5 +84,15 @@ describe('docs/api.md and the route table', () => {
   it.each(registeredRoutes())('documents %s under its own heading', (route) => {
     const headings = apiDoc.split('\n').filter((line) => /^#{2,4} /.test(line));
     expect(headings).toContain(`### \`${route}\``);
+  });
+});
+
+describe('docs/openapi.json', () => {
+  it('is what the service generates from its route schemas (regenerate: npm run docs:openapi)', async () => {
+    const generated = await renderOpenApi();
+    expect(readFileSync(OPENAPI_PATH, 'utf8')).toBe(generated);
+    const document = JSON.parse(generated) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/api/check/{username}');
   });
 });
