@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAIN, runBin, startServer, tempDataDir } from '../helpers/server-process.js';
 
@@ -43,6 +43,30 @@ describe('process lifecycle', () => {
     const code = await new Promise<number | null>((done) => server.child.once('exit', (c) => done(c)));
     expect(code).toBe(0);
     data.cleanup();
+  });
+
+  it('stops when `npm start` itself gets SIGTERM (as a supervisor sends it), leaving no orphan', async () => {
+    const data = tempDataDir();
+    // `exec` in the start script: otherwise sh stays between npm and node and swallows the signal.
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: resolve(MAIN, '../..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    npm.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((done) => npm.once('exit', (c) => done(c)));
+    try {
+      for (let i = 0; i < 150 && !out.includes('"msg":"listening"'); i += 1) await new Promise((d) => setTimeout(d, 100));
+      expect(out).toContain('"msg":"listening"');
+      npm.kill('SIGTERM');
+      await exited;
+      for (let i = 0; i < 50 && !out.includes('"msg":"stopped"'); i += 1) await new Promise((d) => setTimeout(d, 100));
+      expect(out).toContain('"msg":"stopped"');
+    } finally {
+      if (npm.exitCode === null) npm.kill('SIGKILL');
+      data.cleanup();
+    }
   });
 
   it.each([
