@@ -38,6 +38,7 @@ export interface App {
   readonly store: MailStore;
   readonly http: FastifyInstance;
   readonly licenses: LicenseService;
+  readonly delivery: DeliveryService;
   readonly sweeper: Sweeper;
   readonly logger: Logger;
 }
@@ -131,6 +132,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     store,
     http,
     licenses,
+    delivery,
     sweeper,
     logger,
     async start() {

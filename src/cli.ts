@@ -4,15 +4,6 @@ import { ConfigError, loadConfigFromEnvironment } from './config/load-config.js'
 import { CONFIG_SCHEMA, type Config } from './config/schema.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
 import { createLogger } from './observability/logger.js';
-import { openStore } from './storage/open-store.js';
-import { systemClock } from './domain/clock.js';
-import { FairUseService } from './services/fair-use-service.js';
-import { LicenseService } from './services/license-service.js';
-import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
-import { planSettings } from './app.js';
-import type { MailStore } from './ports/mail-store.js';
-import { DeliveryService } from './services/delivery-service.js';
-import { parseMail } from './mail/parse-mail.js';
 
 /** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (contract §1). */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -35,7 +26,7 @@ export async function runCli(argv: string[]): Promise<void> {
     .command('migrate')
     .description('apply pending database migrations and exit')
     .action(async () => {
-      await withStore(async () => undefined);
+      await withApp(async () => undefined);
       process.stdout.write('migrations applied\n');
     });
 
@@ -47,14 +38,14 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('--days <d>', 'validity in days', positiveInteger(36_500), DEFAULT_LICENSE_DAYS)
     .option('--max-sessions <s>', 'sessions (devices) that may redeem each key', positiveInteger(10_000), DEFAULT_MAX_SESSIONS)
     .action(async (options: { count: number; days: number; maxSessions: number }) => {
-      const keys = await withLicenses((service) => service.mint(options));
+      const keys = await withApp((app) => app.licenses.mint(options));
       process.stdout.write(keys.map((key) => `${key}\n`).join(''));
     });
   license
     .command('list')
     .description('list licenses (keys are stored hashed: the hash prefix identifies them)')
     .action(async () => {
-      const rows = await withLicenses((service) => service.list());
+      const rows = await withApp((app) => app.licenses.list());
       const now = Date.now();
       process.stdout.write('key_hash      created               valid_until           max_sessions  sessions  inboxes  status\n');
       for (const row of rows) {
@@ -70,7 +61,7 @@ export async function runCli(argv: string[]): Promise<void> {
     .description('revoke a license key: its sessions become free again; inboxes keep their expiry')
     .argument('<key>', 'the license key')
     .action(async (key: string) => {
-      const revoked = await withLicenses((service) => service.revoke(key));
+      const revoked = await withApp((app) => app.licenses.revoke(key));
       if (!revoked) {
         process.stderr.write('no such license key\n');
         process.exitCode = 1;
@@ -84,9 +75,8 @@ export async function runCli(argv: string[]): Promise<void> {
     .description('print the mail received for postmaster@ (one JSON object per line, newest first)')
     .option('--limit <n>', 'how many messages', positiveInteger(1000), 50)
     .action(async (options: { limit: number }) => {
-      await withStore(async (store, config) => {
-        const delivery = new DeliveryService({ store, clock: systemClock, parse: parseMail, domains: config.domains, plan: planSettings(config) });
-        const messages = await store.listMessages(await delivery.postmasterInboxId(), { limit: options.limit });
+      await withApp(async (app) => {
+        const messages = await app.store.listMessages(await app.delivery.postmasterInboxId(), { limit: options.limit });
         for (const m of messages) {
           process.stdout.write(`${JSON.stringify({ id: m.id, date: m.receivedAt.toISOString(), from: m.from, to: m.to, subject: m.subject, body: m.text })}\n`);
         }
@@ -158,28 +148,26 @@ function configOrExit(): Config {
   }
 }
 
-/** Runs `work` with a migrated store, then closes it. */
-async function withStore<T>(work: (store: MailStore, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Runs a one-shot command on the app built by the composition root (nothing listens), with
+ * the database migrated; closes it afterwards. Logs go to stderr, so stdout carries only the
+ * command's output (license keys, one per line).
+ */
+async function withApp<T>(work: (app: App) => Promise<T>): Promise<T> {
   const config = configOrExit();
-  let store: MailStore;
+  let app: App;
   try {
-    store = openStore(config.databaseUrl);
-    await store.migrate();
+    app = await createApp(config, { logger: createLogger('warn', process.stderr) });
+    await app.store.migrate();
   } catch (error) {
     process.stderr.write(`${startFailure(config, error)}\n`);
     process.exit(1);
   }
   try {
-    return await work(store, config);
+    return await work(app);
   } finally {
-    await store.close();
+    await app.stop();
   }
-}
-
-function withLicenses<T>(work: (service: LicenseService) => Promise<T>): Promise<T> {
-  return withStore((store, config) =>
-    work(new LicenseService({ store, clock: systemClock, fairUse: new FairUseService(new MemoryRateLimiter(), false), plan: planSettings(config) })),
-  );
 }
 
 function positiveInteger(max: number) {

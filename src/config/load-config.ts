@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { CONFIG_SCHEMA, type Config } from './schema.js';
 
 /** One problem with one variable, as printed at start. */
@@ -50,7 +49,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return config;
 }
 
-/** Checks that involve the file system or several variables. */
+/**
+ * Checks that involve the file system or several variables. The database is not opened
+ * here: the store reports a path it cannot create or open at start, as one DATABASE_URL line.
+ */
 function crossChecks(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
@@ -67,23 +69,7 @@ function crossChecks(config: Config): ConfigProblem[] {
       problems.push({ env, value: file, expected: 'a readable PEM file' });
     }
   }
-  const sqlitePath = sqliteFilePath(config.databaseUrl);
-  if (sqlitePath !== null) {
-    try {
-      const dir = dirname(resolve(sqlitePath));
-      if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-    } catch {
-      problems.push({ env: 'DATABASE_URL', value: config.databaseUrl, expected: 'a SQLite path whose folder exists or can be created' });
-    }
-  }
   return problems;
-}
-
-/** The file of a `sqlite:<path>` URL; null for `sqlite::memory:` and other backends. */
-export function sqliteFilePath(databaseUrl: string): string | null {
-  if (!databaseUrl.startsWith('sqlite:')) return null;
-  const path = databaseUrl.slice('sqlite:'.length);
-  return path === ':memory:' ? null : path;
 }
 
 /** The base URL used for links and the cookie's Secure flag. */

@@ -27,13 +27,3 @@ export const API_PER_ADDRESS: FairUseRule = { name: 'api_ip', points: 1200, dura
  * destination, so 20 never slows real mail, while one host cannot take all MAX_CLIENTS slots.
  */
 export const SMTP_CONNECTIONS_PER_ADDRESS = 20;
-
-/** All rules, for the docs table and metrics labels. */
-export const FAIR_USE_RULES: readonly FairUseRule[] = [
-  CREATE_PER_ADDRESS,
-  CREATE_PER_SESSION,
-  CHECK_PER_SESSION,
-  CHECK_PER_ADDRESS,
-  FAILED_REDEEM_PER_ADDRESS,
-  API_PER_ADDRESS,
-];

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { Session } from '../domain/types.js';
-import type { FairUseService, RateReport } from '../services/fair-use-service.js';
+import type { RateDecision } from '../ports/rate-limiter.js';
+import type { FairUseService } from '../services/fair-use-service.js';
 import type { InboxService } from '../services/inbox-service.js';
 import type { LicenseService } from '../services/license-service.js';
 import type { MessageService } from '../services/message-service.js';
@@ -43,7 +44,7 @@ export async function openSession(deps: HttpDeps, request: FastifyRequest, reply
 }
 
 /** RateLimit-* headers (IETF draft "RateLimit header fields for HTTP") for the tightest budget. */
-export function setRateHeaders(reply: FastifyReply, report: RateReport | null): void {
+export function setRateHeaders(reply: FastifyReply, report: RateDecision | null): void {
   if (report === null) return;
   reply.header('RateLimit-Limit', String(report.limit));
   reply.header('RateLimit-Remaining', String(Math.max(0, report.remaining)));

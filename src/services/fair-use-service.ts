@@ -2,9 +2,6 @@ import { AppError } from '../domain/errors.js';
 import type { FairUseRule } from '../domain/fair-use.js';
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js';
 
-/** The tightest budget seen during one request, reported in RateLimit-* headers. */
-export type RateReport = RateDecision;
-
 /**
  * Applies fair-use rules through the RateLimiter port. Disabled (RATE_LIMITS=off) it
  * allows everything and reports nothing; message caps are not its business.
@@ -15,10 +12,13 @@ export class FairUseService {
     private readonly enabled: boolean,
   ) {}
 
-  /** Counts one hit against every rule; throws rate_limited when any is exhausted. */
-  async consume(checks: Array<[FairUseRule, string]>): Promise<RateReport | null> {
+  /**
+   * Counts one hit against every rule; throws rate_limited when any is exhausted. Returns the
+   * tightest budget (for the RateLimit-* headers), or null when limits are off.
+   */
+  async consume(checks: Array<[FairUseRule, string]>): Promise<RateDecision | null> {
     if (!this.enabled) return null;
-    let tightest: RateReport | null = null;
+    let tightest: RateDecision | null = null;
     for (const [rule, key] of checks) {
       const decision = await this.limiter.consume(rule, key);
       if (!decision.allowed) throw rateLimited(decision);
