@@ -1,15 +1,29 @@
-import type { MailStore } from '../ports/mail-store.js';
+import type pg from 'pg';
+import { createPostgresPool, createPostgresStore } from './sql/postgres-store.js';
+import type { SqlMailStore } from './sql/sql-mail-store.js';
 import { createSqliteStore } from './sql/sqlite-store.js';
 
+/** The store a DATABASE_URL names, and the PostgreSQL pool behind it (shared fair-use counters). */
+export type OpenedStore = { kind: 'sqlite'; store: SqlMailStore } | { kind: 'postgres'; store: SqlMailStore; pool: pg.Pool };
+
+/** Settings of the PostgreSQL backend; SQLite ignores them. */
+export interface OpenStoreOptions {
+  /** DATABASE_POOL_SIZE. */
+  poolSize: number;
+  /** A PostgreSQL connection failed outside any query; the process goes on. */
+  onConnectionError: (error: Error) => void;
+}
+
 /**
- * The store a DATABASE_URL names. `sqlite:<path>` and `sqlite::memory:` are served here;
- * PostgreSQL URLs pass config validation but are refused until the PostgreSQL backend lands
- * (the same SqlMailStore with the pg dialect), with a message that says so.
+ * Opens the store a DATABASE_URL names: `sqlite:<path>` / `sqlite::memory:` embedded, or
+ * `postgres://…` / `postgresql://…` through a pool. Nothing connects to PostgreSQL before the
+ * first query (migrate() at start), so an unreachable server fails there.
  */
-export function openStore(databaseUrl: string): MailStore {
+export function openStore(databaseUrl: string, options: OpenStoreOptions): OpenedStore {
   if (databaseUrl.startsWith('sqlite:')) {
-    const path = databaseUrl.slice('sqlite:'.length);
-    return createSqliteStore(path);
+    return { kind: 'sqlite', store: createSqliteStore(databaseUrl.slice('sqlite:'.length)) };
   }
-  throw new Error('PostgreSQL (postgres://) is not supported by this build yet; use sqlite:<path>');
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
+  const pool = createPostgresPool(databaseUrl, options);
+  return { kind: 'postgres', store: createPostgresStore(pool), pool };
 }

@@ -124,6 +124,31 @@ export function describeMessageContract(store: StoreGetter): void {
       expect(await list(undefined, 10)).toEqual([m3, m2, m1]);
     });
 
+    it('a poll since the newest message seen misses nothing delivered concurrently', async () => {
+      // Several nodes deliver to one inbox at once. If a later-numbered message could commit
+      // before an earlier one, a poller that saw the later one and asks `since` it would never
+      // see the earlier one (on PostgreSQL without per-inbox serialisation of inserts).
+      const inbox = await addInbox(store());
+      const total = 80;
+      const seen = new Set<string>();
+      let newest: string | undefined;
+      const poll = async () => {
+        const page = await store().listMessages(inbox.id, newest === undefined ? {} : { sinceId: newest });
+        for (const message of page) seen.add(message.id);
+        newest = page[0]?.id ?? newest;
+      };
+      let writing = true;
+      const delivered = Promise.all(Array.from({ length: total }, (_, i) => deliverOne(store(), inbox.id, { subject: `m${i}` }))).finally(
+        () => (writing = false),
+      );
+      // Bounded: the deliveries end, and every poll is one query.
+      for (let round = 0; writing && round < 10_000; round += 1) await poll();
+      const ids = await delivered;
+      await poll();
+      expect(ids.filter((id) => !seen.has(id))).toEqual([]);
+      expect(seen.size).toBe(total);
+    });
+
     it('a sinceId whose message was deleted is ignored', async () => {
       const inbox = await addInbox(store());
       const m1 = await deliverOne(store(), inbox.id);

@@ -1,4 +1,4 @@
-import type { ColumnDataType, ColumnDefinitionBuilder } from 'kysely';
+import { sql, type ColumnDataType, type ColumnDefinitionBuilder, type CreateTableBuilder } from 'kysely';
 
 /** The SQL backends SqlMailStore runs on. */
 export type SqlDialectName = 'sqlite' | 'postgres';
@@ -25,6 +25,16 @@ export interface SqlDialect {
   readonly rowLocks: boolean;
   /** True when `error` is the driver's unique/primary-key violation. */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * True when the whole operation may simply run again: the database aborted it to break a
+   * deadlock or a serialisation conflict, and nothing of it was committed.
+   */
+  isRetryable(error: unknown): boolean;
+  /**
+   * Marks a table whose rows may be lost in a crash (fair-use counters): on PostgreSQL an
+   * UNLOGGED table, whose writes skip the WAL and so never wait for an fsync.
+   */
+  ephemeralTable<TB extends string, C extends string>(table: CreateTableBuilder<TB, C>): CreateTableBuilder<TB, C>;
 }
 
 function errorCode(error: unknown): unknown {
@@ -45,6 +55,10 @@ export const sqliteDialect: SqlDialect = {
     const code = errorCode(error);
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
+  // One writer at a time (BEGIN IMMEDIATE + busy_timeout): no deadlocks to retry.
+  isRetryable: () => false,
+  // Every SQLite table is equally durable; the table is unused on one node anyway.
+  ephemeralTable: (table) => table,
 };
 
 /**
@@ -60,4 +74,10 @@ export const postgresDialect: SqlDialect = {
   rowLocks: true,
   // 23505 = unique_violation (PostgreSQL error codes, appendix A).
   isUniqueViolation: (error) => errorCode(error) === '23505',
+  // 40P01 = deadlock_detected, 40001 = serialization_failure: the transaction was rolled back.
+  isRetryable: (error) => {
+    const code = errorCode(error);
+    return code === '40P01' || code === '40001';
+  },
+  ephemeralTable: (table) => table.modifyFront(sql`unlogged`),
 };

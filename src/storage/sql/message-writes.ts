@@ -24,13 +24,18 @@ export function insertMessageCopies(
   if (wanted.length === 0) return Promise.resolve(new Map());
   return db.transaction().execute(async (trx) => {
     const found = new Set<string>();
-    for (const ids of chunks(wanted, MAX_IDS_PER_STATEMENT)) {
-      // FOR SHARE (PostgreSQL) keeps a concurrent delete or sweep from removing the inbox under us.
+    for (const ids of chunks([...wanted].sort(), MAX_IDS_PER_STATEMENT)) {
+      // PostgreSQL: lock the inboxes (in id order, so two deliveries never deadlock). It keeps
+      // a delete or sweep from removing an inbox under us, and it serialises deliveries per
+      // inbox, so seq is drawn in commit order: with a shared lock two deliveries could take
+      // seq 10 and 11 and commit 11 first, and a poll `since` 11 would never see 10. SQLite
+      // gets the same order from its one writer. NO KEY: the messages foreign key check
+      // (FOR KEY SHARE) is not blocked by it.
       const rows = await trx
         .selectFrom('inboxes')
         .select('id')
         .where('id', 'in', ids)
-        .$if(dialect.rowLocks, (q) => q.orderBy('id').forShare())
+        .$if(dialect.rowLocks, (q) => q.orderBy('id').forNoKeyUpdate())
         .execute();
       for (const row of rows) found.add(row.id);
     }

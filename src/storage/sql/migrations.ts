@@ -9,8 +9,31 @@ import type { SqlDialect } from './dialect.js';
 export function createMigrationProvider(dialect: SqlDialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001-initial': { up: (db) => initialSchema(db, dialect) },
+    '0002-rate-limits': { up: (db) => rateLimitSchema(db, dialect) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
+}
+
+/** Name of the shared fair-use counter table (src/rate-limit/postgres-rate-limiter.ts). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+/**
+ * Fair-use counters shared by every node (contract §5): the layout rate-limiter-flexible's
+ * RateLimiterPostgres reads and writes. Made here rather than by the library at start, where
+ * several nodes issuing CREATE TABLE at once race. Ephemeral (UNLOGGED on PostgreSQL): a
+ * counter lost in a crash only hands a client a fresh window, and skipping the WAL keeps the
+ * per-request upsert from waiting for an fsync. A single SQLite node counts in memory and
+ * leaves the table empty; it exists there too so both backends have one schema.
+ */
+async function rateLimitSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void> {
+  await d
+    .ephemeralTable(db.schema.createTable(RATE_LIMIT_TABLE))
+    .addColumn('key', 'varchar(255)', (c) => c.primaryKey())
+    .addColumn('points', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('expire', d.millisType)
+    .execute();
+  // The library's periodic "delete rows expired an hour ago".
+  await db.schema.createIndex('rate_limits_expire').on(RATE_LIMIT_TABLE).column('expire').execute();
 }
 
 /** Every table and index of the first release. */

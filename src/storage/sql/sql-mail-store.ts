@@ -29,6 +29,11 @@ import { insertMessageCopies, INSERT_ROWS_PER_STATEMENT } from './message-writes
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
 
+/** Tries of one operation that the database aborted as a deadlock or serialisation failure. */
+const MAX_ATTEMPTS = 3;
+/** Base wait before such a retry; grows with the attempt. */
+const RETRY_DELAY_MS = 10;
+
 /**
  * MailStore on SQL through Kysely: the same queries serve SQLite and PostgreSQL; what differs
  * is in `dialect`. Every backend failure surfaces as StoreUnavailableError.
@@ -43,6 +48,9 @@ export class SqlMailStore implements MailStore {
 
   migrate(): Promise<void> {
     return this.run('migrate', async () => {
+      // On PostgreSQL Kysely's Migrator holds a session advisory lock (pg_advisory_lock) around
+      // the pending migrations, each in a transaction, and tolerates a concurrent creation of
+      // its own bookkeeping tables: several nodes starting at once apply each migration once.
       const migrator = new Migrator({ db: this.db, provider: createMigrationProvider(this.dialect) });
       // Migrator reports failures in its result instead of throwing.
       const { error } = await migrator.migrateToLatest();
@@ -295,7 +303,7 @@ export class SqlMailStore implements MailStore {
   deleteInbox(inboxId: string): Promise<boolean> {
     return this.run('deleteInbox', () =>
       this.db.transaction().execute(async (trx) => {
-        // PostgreSQL: wait for deliveries holding the inbox (FOR SHARE) so none lands after the delete.
+        // PostgreSQL: wait for deliveries holding the inbox (FOR NO KEY UPDATE) so none lands after the delete.
         if (this.dialect.rowLocks) await trx.selectFrom('inboxes').select('id').where('id', '=', inboxId).forUpdate().execute();
         const { inboxes } = await deleteInboxesWithMessages(trx, this.dialect, [inboxId]);
         return inboxes > 0;
@@ -365,15 +373,27 @@ export class SqlMailStore implements MailStore {
     return this.run('deleteExpired', () => deleteExpiredBatch(this.db, this.dialect, toMillis(now), limit));
   }
 
-  /** Runs one operation, turning every backend failure into StoreUnavailableError. */
+  /**
+   * Runs one operation, turning every backend failure into StoreUnavailableError. An
+   * operation the database rolled back to break a deadlock or serialisation conflict (several
+   * nodes writing the same rows) runs again, a bounded number of times: each operation is one
+   * statement or one transaction, so nothing of the failed attempt was kept.
+   */
   private async run<T>(operation: string, work: () => Promise<T>): Promise<T> {
     if (this.closed && operation !== 'close') throw new StoreUnavailableError(`${operation} failed: the store is closed`);
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StoreUnavailableError(`${operation} failed: ${reason}`, { cause: error });
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) throw error;
+        if (attempt < MAX_ATTEMPTS && this.dialect.isRetryable(error)) {
+          // A little random wait, so the two sides of a deadlock do not meet again at once.
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt * (1 + Math.random())));
+          continue;
+        }
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new StoreUnavailableError(`${operation} failed: ${reason}`, { cause: error });
+      }
     }
   }
 }

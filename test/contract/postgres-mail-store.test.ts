@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
+import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
+import { runMailStoreContract } from './mail-store-contract.js';
+import { addInbox, allByteValues, at, deliverOne, expectBytes, makeAttachment } from './mail-store-fixtures.js';
+
+/** Every table the store writes, emptied between tests (the database is this file's own). */
+const TABLES = ['attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
+
+const available = await postgresAvailable('MailStore contract on PostgreSQL');
+
+/** A store on `url` with its own pool, like one node; connection errors are ignored here. */
+function storeOn(url: string, poolSize = 10): SqlMailStore {
+  return createPostgresStore(createPostgresPool(url, { poolSize, onConnectionError: () => undefined }));
+}
+
+describe.skipIf(!available)('PostgreSQL', () => {
+  let database: TestDatabase | undefined;
+  const url = (): string => {
+    if (database === undefined) throw new Error('no test database: beforeAll did not run');
+    return database.url;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  runMailStoreContract('postgres', async () => {
+    const store = storeOn(url());
+    await store.migrate();
+    // Each test starts empty: one database per file, emptied per test (a database per test
+    // would cost a CREATE DATABASE each).
+    const pool = createPostgresPool(url(), { poolSize: 1, onConnectionError: () => undefined });
+    try {
+      await pool.query(`truncate ${TABLES.join(', ')}`);
+    } finally {
+      await pool.end();
+    }
+    return store;
+  });
+
+  describe('PostgreSQL store', () => {
+    it('keeps raw messages and attachments byte-exact in bytea', async () => {
+      const store = storeOn(url());
+      try {
+        await store.migrate();
+        const inbox = await addInbox(store, { expiresAt: at(60) });
+        const raw = allByteValues();
+        const id = await deliverOne(store, inbox.id, { raw, attachments: [makeAttachment(allByteValues())] });
+        expectBytes((await store.findRawMessage(id))?.raw, raw);
+        const view = await store.findMessage(id);
+        expectBytes((await store.findAttachment(id, view?.attachments[0]?.id ?? ''))?.content, allByteValues());
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('several nodes migrating one fresh database at once apply each migration once', async () => {
+      const fresh = await createTestDatabase();
+      const stores = Array.from({ length: 4 }, () => storeOn(fresh.url, 2));
+      try {
+        const results = await Promise.allSettled(stores.map((store) => store.migrate()));
+        expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+        const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
+        try {
+          const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits']);
+          const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
+          // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
+          expect(unlogged.rows[0]?.relpersistence).toBe('u');
+        } finally {
+          await pool.end();
+        }
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await fresh.drop();
+      }
+    });
+
+    it('an unreachable server fails fast with StoreUnavailableError', async () => {
+      // Port 1 on loopback: nothing listens, the connection is refused at once.
+      const store = storeOn('postgres://postgres@127.0.0.1:1/nothing');
+      try {
+        const started = Date.now();
+        await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.migrate()).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.findInboxById('x')).rejects.toBeInstanceOf(StoreUnavailableError);
+        expect(Date.now() - started).toBeLessThan(10_000);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});
