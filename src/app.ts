@@ -13,7 +13,9 @@ import { createMailParser } from './mail/parse-mail.js';
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
 import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
+import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.js';
 import { DeliveryService } from './services/delivery-service.js';
 import { FairUseService } from './services/fair-use-service.js';
 import { InboxService } from './services/inbox-service.js';
@@ -23,6 +25,7 @@ import { SessionService } from './services/session-service.js';
 import { SweepService } from './services/sweep-service.js';
 import { createSmtpListener } from './smtp/smtp-listener.js';
 import { openStore } from './storage/open-store.js';
+import { RATE_LIMIT_TABLE } from './storage/sql/migrations.js';
 
 /** The ports a running app listens on. */
 export interface ListeningPorts {
@@ -48,6 +51,7 @@ export interface AppOverrides {
   clock?: Clock;
   logger?: Logger;
   store?: MailStore;
+  rateLimiter?: RateLimiter;
 }
 
 /** Plan numbers from the configuration. */
@@ -62,16 +66,31 @@ export function planSettings(config: Config): PlanSettings {
 }
 
 /**
+ * The store and the fair-use counters. On PostgreSQL both live in the one database, so every
+ * node shares them (contract §5); SQLite serves one node, whose counters stay in memory.
+ */
+function openBackend(config: Config, logger: Logger, overrides: AppOverrides): { store: MailStore; rateLimiter: RateLimiter } {
+  if (overrides.store !== undefined) return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter() };
+  const opened = openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; requests fail with 503 until it is back'),
+  });
+  const rateLimiter =
+    overrides.rateLimiter ?? (opened.kind === 'postgres' ? new PostgresRateLimiter(opened.pool, RATE_LIMIT_TABLE) : new MemoryRateLimiter());
+  return { store: opened.store, rateLimiter };
+}
+
+/**
  * The composition root: the one place that constructs adapters and wires them into the
  * services (inbucket's lifecycle.go). Nothing listens until start().
  */
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const store = overrides.store ?? openStore(config.databaseUrl);
+  const { store, rateLimiter } = openBackend(config, logger, overrides);
   const metrics = new Metrics();
   const plan = planSettings(config);
-  const fairUse = new FairUseService(new MemoryRateLimiter(), config.rateLimits);
+  const fairUse = new FairUseService(rateLimiter, config.rateLimits);
 
   const sessions = new SessionService(store, clock);
   const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan });

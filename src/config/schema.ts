@@ -24,6 +24,7 @@ export interface Config {
   smtpPort: number;
   domains: string[];
   databaseUrl: string;
+  databasePoolSize: number;
   publicUrl: string | undefined;
   freeTtlSeconds: number;
   premiumTtlSeconds: number;
@@ -100,6 +101,9 @@ const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 /** 1 GiB: smtp-server buffers nothing, but we keep whole messages in memory to parse them. */
 const MAX_MESSAGE_BYTES_LIMIT = 1024 * 1024 * 1024;
 
+/** PostgreSQL's own default max_connections is 100; a pool beyond this is a typo. */
+const MAX_POOL_SIZE = 1000;
+
 /** Every variable, in the order of contract §1. */
 export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'PORT', key: 'port', defaultText: '8080', help: 'HTTP port (0 = pick a free one)', parse: integer(0, 65535) },
@@ -107,6 +111,7 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'SMTP_PORT', key: 'smtpPort', defaultText: '2525', help: 'SMTP port (25 in production; 0 = pick a free one)', parse: integer(0, 65535) },
   { env: 'DOMAINS', key: 'domains', defaultText: 'tempinbox.test', help: 'comma-separated domains served; the first is the default', parse: domains },
   { env: 'DATABASE_URL', key: 'databaseUrl', defaultText: 'sqlite:./data/tempinbox.db', help: 'sqlite:<path>, sqlite::memory:, or postgres://… / postgresql://…', parse: databaseUrl },
+  { env: 'DATABASE_POOL_SIZE', key: 'databasePoolSize', defaultText: '10', help: 'PostgreSQL connections per process (ignored for SQLite); nodes × this must stay under the server\'s max_connections', parse: integer(1, MAX_POOL_SIZE) },
   { env: 'PUBLIC_URL', key: 'publicUrl', defaultText: undefined, help: 'external base URL (default http://localhost:<PORT>); https:// makes cookies Secure', parse: url },
   { env: 'FREE_TTL_SECONDS', key: 'freeTtlSeconds', defaultText: '1800', help: 'free inbox lifetime in seconds', parse: integer(1, MAX_TTL_SECONDS) },
   { env: 'PREMIUM_TTL_SECONDS', key: 'premiumTtlSeconds', defaultText: '2592000', help: 'premium inbox retention in seconds (30 days)', parse: integer(1, MAX_TTL_SECONDS) },

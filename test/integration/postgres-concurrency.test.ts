@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SweepCounts } from '../../src/domain/types.js';
+import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { PostgresRateLimiter } from '../../src/rate-limit/postgres-rate-limiter.js';
+import { RATE_LIMIT_TABLE } from '../../src/storage/sql/migrations.js';
+import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
+import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
+import { addInbox, at, deliver, deliverOne } from '../contract/mail-store-fixtures.js';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
+
+const available = await postgresAvailable('several nodes on one PostgreSQL');
+
+/** Inboxes that expire, each with a message of its own. */
+const EXPIRED = 240;
+/** Messages each delivered to a group of expired inboxes (content shared by copies). */
+const SHARED_GROUP = 6;
+/** Sweepers on separate pools, like separate nodes. */
+const NODES = 3;
+/** Small batches, so the sweepers meet often. */
+const BATCH = 25;
+
+const quietPool = (url: string, poolSize = 5) => createPostgresPool(url, { poolSize, onConnectionError: () => undefined });
+
+describe.skipIf(!available)('several nodes on one PostgreSQL', () => {
+  let database: TestDatabase | undefined;
+  const stores: SqlMailStore[] = [];
+  const node = (): SqlMailStore => {
+    if (database === undefined) throw new Error('no test database');
+    const store = createPostgresStore(quietPool(database.url));
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await node().migrate();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await database?.drop();
+  });
+
+  it('sweepers on every node at once delete each expired inbox once, never deadlock, and never stall deliveries', async () => {
+    const seed = node();
+    const expired = [];
+    for (let i = 0; i < EXPIRED; i += 1) expired.push(await addInbox(seed, { expiresAt: at(10) }));
+    const active = await addInbox(seed, { expiresAt: at(1000) });
+    for (const inbox of expired) await deliverOne(seed, inbox.id);
+    const sharedIds: string[] = [];
+    for (let i = 0; i < EXPIRED; i += SHARED_GROUP) {
+      // Every third shared message also lands in the active inbox: its content must survive.
+      const group = expired.slice(i, i + SHARED_GROUP).map((inbox) => inbox.id);
+      const ids = await deliver(seed, i % (3 * SHARED_GROUP) === 0 ? [...group, active.id] : group);
+      const kept = ids.get(active.id);
+      if (kept !== undefined) sharedIds.push(kept);
+    }
+    const expiredMessages = EXPIRED + EXPIRED; // one own + one shared copy each
+
+    const sweep = async (store: SqlMailStore): Promise<SweepCounts> => {
+      const total = { inboxes: 0, messages: 0, sessions: 0 };
+      // Bounded: far more rounds than EXPIRED / BATCH needs.
+      for (let round = 0; round < 200; round += 1) {
+        const counts = await store.deleteExpired(at(100), BATCH);
+        total.inboxes += counts.inboxes;
+        total.messages += counts.messages;
+        if (counts.inboxes === 0) break;
+      }
+      return total;
+    };
+    let sweeping = true;
+    const latencies: number[] = [];
+    const writer = node();
+    const traffic = (async () => {
+      for (let i = 0; sweeping && i < 2000; i += 1) {
+        const started = performance.now();
+        await deliverOne(writer, active.id, { subject: `during-${i}` });
+        await writer.listMessages(active.id, { limit: 5 });
+        latencies.push(performance.now() - started);
+      }
+    })();
+    const sweepers = Array.from({ length: NODES }, () => sweep(node()));
+    const results = await Promise.all(sweepers).finally(() => (sweeping = false));
+    await traffic;
+
+    const inboxes = results.reduce((sum, r) => sum + r.inboxes, 0);
+    const messages = results.reduce((sum, r) => sum + r.messages, 0);
+    expect(inboxes).toBe(EXPIRED);
+    expect(messages).toBe(expiredMessages);
+    // Work really was shared (SKIP LOCKED), not done by one node while the others waited.
+    expect(results.filter((r) => r.inboxes > 0).length).toBeGreaterThan(1);
+    expect(await seed.deleteExpired(at(100), BATCH)).toEqual({ inboxes: 0, messages: 0, sessions: 0 });
+    for (const id of sharedIds) expect((await seed.findRawMessage(id))?.inboxId).toBe(active.id);
+    expect(latencies.length).toBeGreaterThan(0);
+    // A delivery and a poll never waited on a sweep's locks for long.
+    expect(Math.max(...latencies)).toBeLessThan(2000);
+
+    const pool = quietPool(database?.url ?? '', 1);
+    try {
+      const left = await pool.query<{ contents: string; messages: string }>(
+        'select (select count(*) from contents) as contents, (select count(*) from messages) as messages',
+      );
+      const during = latencies.length;
+      expect(Number(left.rows[0]?.messages)).toBe(sharedIds.length + during);
+      // Exactly the contents some copy still refers to: nothing orphaned, nothing deleted twice.
+      expect(Number(left.rows[0]?.contents)).toBe(sharedIds.length + during);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('fair-use counters are shared: two nodes together grant the budget once', async () => {
+    const url = database?.url ?? '';
+    const pools = [quietPool(url), quietPool(url)];
+    try {
+      const [a, b] = pools.map((pool) => new PostgresRateLimiter(pool, RATE_LIMIT_TABLE));
+      if (a === undefined || b === undefined) throw new Error('two limiters expected');
+      const rule = { name: `shared_${Date.now()}`, points: 5, durationSeconds: 60 };
+      const outcomes = [];
+      for (let i = 0; i < 8; i += 1) outcomes.push((await (i % 2 === 0 ? a : b).consume(rule, '203.0.113.9')).allowed);
+      expect(outcomes).toEqual([true, true, true, true, true, false, false, false]);
+      const seen = await a.peek(rule, '203.0.113.9');
+      expect(seen).toMatchObject({ allowed: false, remaining: 0, limit: 5 });
+      expect(seen.resetSeconds).toBeGreaterThanOrEqual(1);
+      // Another key has its own budget.
+      expect((await b.consume(rule, '203.0.113.10')).allowed).toBe(true);
+      // Concurrent hits from both nodes never overshoot: exactly `points` are granted.
+      const burst = { name: `burst_${Date.now()}`, points: 10, durationSeconds: 60 };
+      const granted = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).consume(burst, 'k')));
+      expect(granted.filter((d) => d.allowed)).toHaveLength(10);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('fair-use counters on an unreachable database fail as StoreUnavailableError', async () => {
+    const pool = quietPool('postgres://postgres@127.0.0.1:1/nothing');
+    try {
+      const limiter = new PostgresRateLimiter(pool, RATE_LIMIT_TABLE);
+      const rule = { name: 'down', points: 5, durationSeconds: 60 };
+      await expect(limiter.consume(rule, 'k')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(limiter.peek(rule, 'k')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await pool.end();
+    }
+  });
+});
