@@ -1,0 +1,47 @@
+import autocannon from 'autocannon';
+
+/** One load run against an HTTP endpoint. */
+export interface HttpLoad {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  /** Requests per second over all connections (a fixed, moderate load); unset: as fast as possible. */
+  overallRate?: number;
+}
+
+/** What one run measured. Latencies in ms. */
+export interface HttpLoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Requests that were not answered 2xx, plus connection errors and timeouts. */
+  failures: number;
+}
+
+/** Runs autocannon (programmatic API, keep-alive connections) for `seconds`. */
+export function runHttpLoad(load: HttpLoad): Promise<HttpLoadResult> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: load.url,
+        connections: load.connections,
+        duration: load.seconds,
+        headers: load.headers,
+        overallRate: load.overallRate,
+        timeout: 10,
+      },
+      (error, result) => {
+        if (error !== null) return reject(error);
+        resolve({
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          max: result.latency.max,
+          failures: result.non2xx + result.errors + result.timeouts,
+        });
+      },
+    );
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench [-- --quick] [--only smtp,http,…]`: the benchmark of docs/benchmarks.md.
+ * Starts tempinbox as users do and the two floor servers, drives them with smtp-source and
+ * autocannon, and prints one table with every figure as a ratio to its floor.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteBenchDb } from './bench-db.js';
+import { parseOptions } from './bench-options.js';
+import { startHttpFloor, startSmtpFloor, type FloorServer } from './floor-servers.js';
+import { formatTable, type ResultRow } from './result-table.js';
+import { ensureBuilt, startService, type ServiceProcess } from './service-process.js';
+import { smtpFigures } from './smtp-figures.js';
+import { findSmtpSource } from './smtp-source.js';
+import { secondsSince } from './stats.js';
+
+const options = parseOptions(process.argv.slice(2));
+const started = process.hrtime.bigint();
+const rows: ResultRow[] = [];
+/** Everything started, stopped in reverse order whatever happens. */
+const cleanups: Array<() => Promise<void> | void> = [];
+
+async function cleanup(): Promise<void> {
+  for (const step of cleanups.splice(0).reverse()) {
+    try {
+      await step();
+    } catch (error) {
+      console.error(`bench: cleanup failed: ${String(error)}`);
+    }
+  }
+}
+
+process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+
+/** A fresh data directory with the service on it (SQLite), registered for cleanup. */
+async function freshService(env: Record<string, string> = {}): Promise<{ service: ServiceProcess; dir: string; dbPath: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tempinbox-bench-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const dbPath = join(dir, 'tempinbox.db');
+  const service = await startService(`sqlite:${dbPath}`, env);
+  cleanups.push(() => service.server.stop());
+  return { service, dir, dbPath };
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const smtpSource = findSmtpSource();
+  const mode = options.quick ? 'quick (1 run of 2 s per figure: a smoke run, not the published method)' : `full (${options.runs} runs of ${options.seconds} s per figure, median)`;
+  console.error(`bench: ${mode}; ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB`);
+
+  const smtpFloor: FloorServer = await startSmtpFloor();
+  cleanups.push(() => smtpFloor.server.stop());
+  const httpFloor: FloorServer = await startHttpFloor();
+  cleanups.push(() => httpFloor.server.stop());
+
+  const { service, dbPath } = await freshService();
+  const db = openSqliteBenchDb(dbPath);
+  cleanups.push(() => db.close());
+
+  if (options.phases.has('smtp')) {
+    rows.push(
+      ...(await smtpFigures(smtpSource, { port: service.smtpPort, pid: service.pid, db }, { port: smtpFloor.port, pid: smtpFloor.pid }, options.runs, options.seconds)),
+    );
+  }
+
+  console.log(formatTable(rows));
+  console.log(`\n${mode}; ${secondsSince(started).toFixed(0)} s in all`);
+  if (options.out !== undefined) writeFileSync(options.out, JSON.stringify({ options: { ...options, phases: [...options.phases] }, rows }, null, 2));
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}

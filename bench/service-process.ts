@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startChildServer, type ChildServer } from './child-server.js';
+
+/** The repository root (bench/ lives in it). */
+export const ROOT = resolve(import.meta.dirname, '..');
+/** The entry point `npm start` runs. */
+const MAIN = join(ROOT, 'dist', 'main.js');
+
+/** A running `tempinbox serve`. */
+export interface ServiceProcess {
+  server: ChildServer;
+  pid: number;
+  httpPort: number;
+  smtpPort: number;
+  baseUrl: string;
+}
+
+/** Newest modification time of any file under `dir`, in ms. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Compiles the server into dist/ (the server half of `npm run build`; the web bundle is not
+ * measured) when it is missing or older than src/: we measure what users run.
+ */
+export function ensureBuilt(): void {
+  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  console.error('bench: compiling the server into dist/ (tsc -p tsconfig.build.json)');
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** Applies the migrations to a database, as `tempinbox migrate` does (used before bulk loading). */
+export function migrate(databaseUrl: string): void {
+  execFileSync(process.execPath, [MAIN, 'migrate'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/**
+ * Starts the service the way users do (`node dist/main.js serve`, what `npm start` execs),
+ * on free loopback ports with RATE_LIMITS=off, and reads the real ports from its
+ * `"msg":"listening"` line. Default LOG_LEVEL (info): the per-message log line is part of
+ * what users pay for.
+ */
+export async function startService(databaseUrl: string, env: Record<string, string> = {}, keep?: (line: string) => boolean): Promise<ServiceProcess> {
+  const server = await startChildServer({
+    command: process.execPath,
+    args: [MAIN, 'serve'],
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      SMTP_PORT: '0',
+      HOST: '127.0.0.1',
+      RATE_LIMITS: 'off',
+      DATABASE_URL: databaseUrl,
+      ...env,
+    },
+    isReady: (line) => line.msg === 'listening',
+    keep,
+    timeoutMs: 120_000,
+  });
+  const httpPort = Number(server.ready.http_port);
+  const smtpPort = Number(server.ready.smtp_port);
+  return { server, pid: server.pid, httpPort, smtpPort, baseUrl: `http://127.0.0.1:${httpPort}` };
+}

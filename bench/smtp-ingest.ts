@@ -1,0 +1,111 @@
+import type { BenchDb } from './bench-db.js';
+import { DOMAIN, RECIPIENT_LOCAL } from './bench-db.js';
+import { cpuSeconds } from './process-stats.js';
+import { runSmtpSource } from './smtp-source.js';
+import { median } from './stats.js';
+
+/** One SMTP ingest configuration of figure 1. */
+export interface IngestCase {
+  label: string;
+  size: number;
+  sessions: number;
+  keepConnection: boolean;
+}
+
+/** Figure 1's eight cases: 4 KB and 100 KB, many per connection at 10/50, one per connection at 50/500. */
+export const INGEST_CASES: readonly IngestCase[] = [4096, 102_400].flatMap((size) => {
+  const kb = `${size / 1024} KB`;
+  return [
+    { label: `${kb}, many per conn, 10 conns`, size, sessions: 10, keepConnection: true },
+    { label: `${kb}, many per conn, 50 conns`, size, sessions: 50, keepConnection: true },
+    { label: `${kb}, one per conn, 50 conns`, size, sessions: 50, keepConnection: false },
+    { label: `${kb}, one per conn, 500 conns`, size, sessions: 500, keepConnection: false },
+  ];
+});
+
+/** An SMTP server to drive: the service (with its database, to verify) or the floor. */
+export interface SmtpTarget {
+  port: number;
+  pid: number;
+  db?: BenchDb;
+}
+
+/** One measured run. */
+export interface IngestRun {
+  messages: number;
+  seconds: number;
+  rate: number;
+  cpuMsPerMessage: number;
+  /** Messages stored during the run (service only). */
+  stored?: number;
+}
+
+/** Figure 1 for one case on one target: medians over the runs. */
+export interface IngestFigure {
+  rate: number;
+  cpuMsPerMessage: number;
+  runs: IngestRun[];
+  /** Stored = sent in every run (null for the floor, which stores nothing). */
+  verified: boolean | null;
+  error?: string;
+}
+
+/** Most messages one run sends; beyond that a run would outlast its slot by far. */
+const MAX_MESSAGES_PER_RUN = 500_000;
+
+/**
+ * Measures one case: a short calibration run sizes the message count so each measured run
+ * lasts about `seconds` (smtp-source sends a count, not a duration), then `runs` runs,
+ * each timed from start to the last 250, with the server's CPU time read around it.
+ */
+export async function measureIngest(
+  binary: string,
+  target: SmtpTarget,
+  testCase: IngestCase,
+  runs: number,
+  seconds: number,
+): Promise<IngestFigure> {
+  const recipient = `${RECIPIENT_LOCAL}@${DOMAIN}`;
+  const send = async (messages: number): Promise<IngestRun> => {
+    await target.db?.ensureRecipients(messages);
+    const before = await target.db?.countMessages();
+    const cpuBefore = cpuSeconds(target.pid);
+    const result = await runSmtpSource(binary, {
+      port: target.port,
+      sessions: testCase.sessions,
+      messages,
+      size: testCase.size,
+      keepConnection: testCase.keepConnection,
+      recipient,
+    });
+    const cpu = cpuSeconds(target.pid) - cpuBefore;
+    if (!result.ok) throw new Error(`smtp-source failed after ${result.seconds.toFixed(1)} s: ${result.stderr}`);
+    const after = await target.db?.countMessages();
+    return {
+      messages,
+      seconds: result.seconds,
+      rate: messages / result.seconds,
+      cpuMsPerMessage: (cpu * 1000) / messages,
+      stored: before === undefined || after === undefined ? undefined : after - before,
+    };
+  };
+  try {
+    const calibration = await send(Math.max(200, testCase.sessions * (testCase.keepConnection ? 20 : 2)));
+    let rate = calibration.rate;
+    const measured: IngestRun[] = [];
+    for (let i = 0; i < runs; i += 1) {
+      const messages = Math.min(MAX_MESSAGES_PER_RUN, Math.max(testCase.sessions, Math.ceil(rate * seconds)));
+      const run = await send(messages);
+      measured.push(run);
+      rate = run.rate;
+    }
+    return {
+      rate: median(measured.map((run) => run.rate)),
+      cpuMsPerMessage: median(measured.map((run) => run.cpuMsPerMessage)),
+      runs: measured,
+      verified: target.db === undefined ? null : [calibration, ...measured].every((run) => run.stored === run.messages),
+    };
+  } catch (error) {
+    return { rate: Number.NaN, cpuMsPerMessage: Number.NaN, runs: [], verified: false, error: String(error) };
+  }
+}
