@@ -132,7 +132,19 @@ function startFailure(config: Config, error: unknown): string {
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
     return `cannot listen on HOST=${config.host} PORT=${config.port} SMTP_PORT=${config.smtpPort}: ${reason}`;
   }
-  return `invalid configuration: DATABASE_URL=${JSON.stringify(config.databaseUrl)}: expected a reachable, writable database (${reason})`;
+  return `invalid configuration: DATABASE_URL=${JSON.stringify(withoutPassword(config.databaseUrl))}: expected a reachable, writable database (${reason})`;
+}
+
+/** A postgres:// URL with its password masked: start-up errors end up in logs. */
+function withoutPassword(databaseUrl: string): string {
+  if (databaseUrl.startsWith('sqlite:')) return databaseUrl;
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return databaseUrl.replace(/:[^:@/]*@/, ':***@');
+  }
 }
 
 /** The configuration, or exit 2 with one line per bad variable. */

@@ -1,0 +1,40 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
+import { runBin } from '../helpers/server-process.js';
+
+const available = await postgresAvailable('CLI on PostgreSQL');
+
+/** `./bin/tempinbox` against PostgreSQL: the explicit migrate step, and a refused start. */
+describe.skipIf(!available)('CLI on PostgreSQL', () => {
+  const databases: TestDatabase[] = [];
+  afterAll(async () => {
+    await Promise.all(databases.map((database) => database.drop()));
+  });
+
+  it('`migrate` run by several hosts at once applies the schema once and exits 0 everywhere', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const runs = await Promise.all([0, 1, 2].map(() => runBin(['migrate'], { DATABASE_URL: database.url })));
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('migrations applied\n');
+    }
+    // The schema is usable: a license minted afterwards is listed.
+    expect((await runBin(['license', 'create'], { DATABASE_URL: database.url })).code).toBe(0);
+    expect((await runBin(['license', 'list'], { DATABASE_URL: database.url })).stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('an unreachable DATABASE_URL exits non-zero with one line naming it, without the password', async () => {
+    // Port 1 on loopback: nothing listens, so the connection is refused at once.
+    const url = 'postgres://postgres:s3cret@127.0.0.1:1/tempinbox';
+    const started = Date.now();
+    const result = await runBin(['serve'], { DATABASE_URL: url, PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1' });
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('DATABASE_URL="postgres://postgres:***@127.0.0.1:1/tempinbox"');
+    expect(result.stderr).not.toContain('s3cret');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
