@@ -43,8 +43,18 @@ export default tseslint.config(
       'services/ take ports, never adapters or their libraries.'),
   },
   {
-    // Tool entry points (ESLint, vitest config and reporter) must be default exports.
-    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts'],
+    // The web app runs in the browser: browser globals, and none of Node's (TypeScript's
+    // web/tsconfig.json has the DOM library and no Node types, so a stray `process` fails there too).
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', localStorage: 'readonly', fetch: 'readonly', CSS: 'readonly' },
+    },
+    rules: forbidden(['node:*', ...infrastructure, '**/src/**'],
+      'web/ talks only to the public JSON API over fetch; it shares no code with the server.'),
+  },
+  {
+    // Tool entry points (ESLint, vitest and Vite configs, the reporter) must be default exports.
+    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'vite.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -10,6 +10,7 @@ import { setRateHeaders, type HttpDeps } from './http-deps.js';
 import { registerRoutes } from './routes.js';
 import { ErrorResponse } from './schemas/common.js';
 import { applySecurityHeaders } from './security-headers.js';
+import { registerWebAssets } from './web-assets.js';
 
 /** JSON bodies are a license key at most: 16 KiB leaves ample room and bounds parsing work. */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -109,6 +110,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   });
 
   registerRoutes(app, deps);
+  // The web app at `/` (docs/web.md); absent when only the server was built.
+  await registerWebAssets(app);
   return app;
 }
 

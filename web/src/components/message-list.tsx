@@ -1,0 +1,63 @@
+import type { Message } from '../api/api-types.js';
+import { formatShortDate } from '../lib/format-time.js';
+import { parseSender } from '../lib/parse-sender.js';
+
+/** Props of MessageList. */
+export interface MessageListProps {
+  messages: Message[];
+  loaded: boolean;
+  address: string;
+  selectedId: string | null;
+  isSeen: (id: string) => boolean;
+  onOpen: (id: string) => void;
+}
+
+/** The inbox: newest first, unread ones marked; an explanation while it is empty. */
+export function MessageList({ messages, loaded, address, selectedId, isSeen, onOpen }: MessageListProps) {
+  const unread = messages.filter((message) => !isSeen(message.id)).length;
+  return (
+    <section class="inbox" aria-labelledby="inbox-heading">
+      <h2 id="inbox-heading" class="inbox__heading">
+        Inbox {messages.length > 0 && <span class="inbox__count">{messages.length} {messages.length === 1 ? 'message' : 'messages'}{unread > 0 ? `, ${unread} unread` : ''}</span>}
+      </h2>
+      {messages.length === 0 ? (
+        <div class="empty" data-testid="empty-inbox">
+          <span class="empty__pulse" aria-hidden="true" />
+          <p class="empty__title">{loaded ? 'Waiting for mail' : 'Opening your inbox…'}</p>
+          <p class="empty__text">
+            Use <strong>{address}</strong> wherever you need an e-mail address. Messages appear here by
+            themselves within a few seconds; there is no need to reload.
+          </p>
+        </div>
+      ) : (
+        <ul class="message-list" role="list">
+          {messages.map((message) => {
+            const sender = parseSender(message.from);
+            const read = isSeen(message.id);
+            return (
+              <li key={message.id}>
+                <button
+                  type="button"
+                  class={`message-item${read ? '' : ' message-item--unread'}`}
+                  aria-current={message.id === selectedId ? 'true' : undefined}
+                  onClick={() => onOpen(message.id)}
+                  data-testid="message-item"
+                  data-id={message.id}
+                >
+                  <span class="message-item__dot" aria-hidden="true" />
+                  <span class="message-item__from">{sender.name}</span>
+                  <time class="message-item__date" dateTime={message.date}>{formatShortDate(message.date)}</time>
+                  <span class="message-item__subject">
+                    {!read && <span class="visually-hidden">Unread: </span>}
+                    {message.subject || '(no subject)'}
+                  </span>
+                  <span class="message-item__snippet">{message.body.slice(0, 140)}</span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
