@@ -1,6 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatRemaining, remainingInWords } from '../lib/format-time.js';
 
+/** From two days left, the countdown shows days (formatRemaining) and the date. */
+const LONG_MS = 2 * 86_400_000;
+
 /** Props of Countdown. */
 export interface CountdownProps {
   expiresAt: string;
@@ -28,11 +31,15 @@ export function Countdown({ expiresAt, onExpire }: CountdownProps) {
     }
   }, [left, onExpire]);
   const urgent = left < 60_000;
+  // Premium retention is weeks: the date it is kept until says more than a ticking clock.
+  const long = left >= LONG_MS;
+  const until = new Date(end).toLocaleDateString(undefined, { dateStyle: 'medium' });
   return (
     <p class={`countdown${urgent ? ' countdown--urgent' : ''}`}>
-      <span aria-hidden="true">Expires in </span>
+      <span aria-hidden="true">{long ? `Kept until ${until}: ` : 'Expires in '}</span>
       <time dateTime={expiresAt} aria-hidden="true" data-testid="countdown">{formatRemaining(left)}</time>
-      <span class="visually-hidden">Expires in about {remainingInWords(left)}</span>
+      {long && <span aria-hidden="true"> left</span>}
+      <span class="visually-hidden">{long ? `Kept until ${until}` : `Expires in about ${remainingInWords(left)}`}</span>
     </p>
   );
 }
