@@ -20,9 +20,16 @@ export interface BenchOptions {
   postgresUrl: string;
   /** Where the JSON results go. */
   out: string | undefined;
+  /** Only the cases whose label contains this text (for profiling one case). */
+  caseFilter: string | undefined;
+  /** Extra environment for the service (e.g. LOG_LEVEL=warn to see what logging costs). */
+  serviceEnv: Record<string, string>;
 }
 
-/** Parses `npm run bench -- [--quick] [--only a,b] [--runs N] [--seconds S] [--out file]`. */
+/**
+ * Parses `npm run bench -- [--quick] [--only a,b] [--runs N] [--seconds S] [--out file]
+ * [--case text] [--env NAME=value]…`.
+ */
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
   const value = (flag: string): string | undefined => {
@@ -43,5 +50,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     sweepMessages: quick ? 50_000 : 1_000_000,
     postgresUrl: value('--postgres') ?? process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     out: value('--out'),
+    caseFilter: value('--case'),
+    serviceEnv: Object.fromEntries(
+      argv.flatMap((arg, i) => (arg === '--env' ? [argv[i + 1] ?? ''] : [])).map((pair) => [pair.split('=')[0] ?? '', pair.slice(pair.indexOf('=') + 1)]),
+    ),
   };
 }

@@ -11,7 +11,7 @@ import { parseOptions } from './bench-options.js';
 import { startHttpFloor, startSmtpFloor, type FloorServer } from './floor-servers.js';
 import { formatTable, type ResultRow } from './result-table.js';
 import { ensureBuilt, startService, type ServiceProcess } from './service-process.js';
-import { smtpFigures } from './smtp-figures.js';
+import { serviceFigures, type FigureContext } from './service-figures.js';
 import { findSmtpSource } from './smtp-source.js';
 import { secondsSince } from './stats.js';
 
@@ -55,15 +55,12 @@ async function main(): Promise<void> {
   const httpFloor: FloorServer = await startHttpFloor();
   cleanups.push(() => httpFloor.server.stop());
 
-  const { service, dbPath } = await freshService();
+  const { service, dbPath } = await freshService(options.serviceEnv);
   const db = openSqliteBenchDb(dbPath);
   cleanups.push(() => db.close());
 
-  if (options.phases.has('smtp')) {
-    rows.push(
-      ...(await smtpFigures(smtpSource, { port: service.smtpPort, pid: service.pid, db }, { port: smtpFloor.port, pid: smtpFloor.pid }, options.runs, options.seconds)),
-    );
-  }
+  const context: FigureContext = { options, smtpSource, smtpFloor, httpFloor };
+  rows.push(...(await serviceFigures(context, service, db)));
 
   console.log(formatTable(rows));
   console.log(`\n${mode}; ${secondsSince(started).toFixed(0)} s in all`);

@@ -52,10 +52,15 @@ export function migrate(databaseUrl: string): void {
  * `"msg":"listening"` line. Default LOG_LEVEL (info): the per-message log line is part of
  * what users pay for.
  */
-export async function startService(databaseUrl: string, env: Record<string, string> = {}, keep?: (line: string) => boolean): Promise<ServiceProcess> {
+export async function startService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  keep?: (line: string) => boolean,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
   const server = await startChildServer({
     command: process.execPath,
-    args: [MAIN, 'serve'],
+    args: [...nodeArgs, MAIN, 'serve'],
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,

@@ -16,9 +16,10 @@ export async function smtpFigures(
   runs: number,
   seconds: number,
   figure = '1 SMTP ingest',
+  caseFilter?: string,
 ): Promise<ResultRow[]> {
   const rows: ResultRow[] = [];
-  for (const testCase of INGEST_CASES) {
+  for (const testCase of INGEST_CASES.filter((c) => caseFilter === undefined || c.label.includes(caseFilter))) {
     const onFloor = floor === undefined ? undefined : await measureIngest(binary, floor, testCase, runs, seconds);
     const measured = await measureIngest(binary, service, testCase, runs, seconds);
     const share = targetShare(testCase.label);
