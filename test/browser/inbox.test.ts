@@ -17,7 +17,7 @@ const SETTLE_MS = 1500;
  * The web app in Chromium against the started program: first visit, copy, live arrival,
  * reading, hostile mail, remote images, first-load size, narrow and dark layouts.
  */
-describe('web app: inbox and reading', () => {
+describe('web app: inbox and reading', { timeout: 60_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   let hitServer: HitServer;
@@ -104,6 +104,14 @@ describe('web app: inbox and reading', () => {
     expect(effects.navigations).toEqual([]); // it arrived without a reload
     expect(await item.getAttribute('class')).toContain('message-item--unread');
     await expect.poll(() => page.title()).toBe('(1) tempinbox');
+    await sendWithNodemailer(server.smtpPort, {
+      from: '"Example Shop" <orders@shop.example>',
+      to: address,
+      subject: 'Please confirm your e-mail address',
+      text: 'Confirm your address to finish signing up: https://shop.example/confirm',
+    });
+    await page.getByTestId('message-item').filter({ hasText: 'Please confirm' }).waitFor({ timeout: ARRIVAL_MS });
+    await expect.poll(() => page.title()).toBe('(2) tempinbox');
     await expect.poll(() => page.getByTestId('announcer').textContent()).toContain('New message from');
 
     await item.click();
@@ -134,8 +142,11 @@ describe('web app: inbox and reading', () => {
     expect(readFileSync(await attachment.path(), 'utf8')).toBe('attached notes\n');
 
     await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByText('Waiting for mail').waitFor();
     await expect.poll(() => page.getByTestId('announcer').textContent()).toBe('Message deleted.');
+    expect(await item.count()).toBe(0);
+    expect(await page.getByTestId('message-item').count()).toBe(1);
+    const gone = await page.request.get(`${server.baseUrl}/api/check/${address.split('@')[0]}`);
+    expect((await gone.json()).emails.map((email: { subject: string }) => email.subject)).toEqual(['Please confirm your e-mail address']);
     expect(effects.pageErrors).toEqual([]);
     expect(effects.consoleErrors).toEqual([]);
     await context.close();

@@ -9,7 +9,7 @@ import { launchBrowser, screenshot } from './browser-helpers.js';
 const ARRIVAL_MS = 10_000;
 
 /** Premium in the browser: redeeming through the field (every outcome in words), custom names, switching. */
-describe('web app: Premium', () => {
+describe('web app: Premium', { timeout: 60_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   const data = tempDataDir();

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { lifetimeInWords } from '../lib/format-time.js';
 import { useTempInbox } from '../lib/use-temp-inbox.js';
 import { AddressCard } from './address-card.js';
 import { InboxSwitcher } from './inbox-switcher.js';
@@ -103,7 +104,7 @@ export function App() {
       </main>
       <footer class="footer">
         <p>
-          {mode.premium ? `Premium inboxes are kept ${Math.round(mode.limits.ttl / 86_400)} days.` : `Free addresses last ${Math.round(mode.limits.ttl / 60)} minutes.`} Mail is shown with scripts off and
+          {mode.premium ? `Premium inboxes are kept ${lifetimeInWords(mode.limits.ttl)}.` : `Free addresses last ${lifetimeInWords(mode.limits.ttl)}.`} Mail is shown with scripts off and
           remote images blocked until you ask. Developers: the same service is a <a href="/api/openapi.json">JSON API</a>.
         </p>
       </footer>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/api-client.js';
+import { lifetimeInWords } from '../lib/format-time.js';
 import type { SessionMode } from '../lib/use-temp-inbox.js';
 
 /** Props of PremiumPanel. */
@@ -9,11 +10,6 @@ export interface PremiumPanelProps {
   busy: boolean;
   onRedeem: (key: string) => Promise<string | null>;
   onCreate: (username: string, domain: string) => Promise<string | null>;
-}
-
-/** Days in a number of seconds, for "kept N days". */
-function days(seconds: number): number {
-  return Math.round(seconds / 86_400);
 }
 
 /** Free: the license-key field. Premium: what the license gives, and a custom address with a domain chooser. */
@@ -96,7 +92,7 @@ function CustomAddress({ mode, inboxCount, busy, onCreate }: Omit<PremiumPanelPr
     <section class="panel premium premium--active" aria-labelledby="premium-heading">
       <h2 id="premium-heading" class="premium__heading">Premium</h2>
       <p class="premium__facts" data-testid="premium-facts">
-        Active until {until}. Inboxes are kept {days(mode.limits.ttl)} days. {inboxCount} of {mode.limits.max_inboxes} inboxes in use.
+        Active until {until}. Inboxes are kept {lifetimeInWords(mode.limits.ttl)}. {inboxCount} of {mode.limits.max_inboxes} inboxes in use.
       </p>
       <form class="premium__form" onSubmit={(event) => void submit(event)} noValidate>
         <label for="custom-username">Custom address</label>

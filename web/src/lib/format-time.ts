@@ -39,3 +39,12 @@ export function formatSize(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/** A lifetime in seconds as words: "30 minutes", "30 days" (also odd test values like 6 seconds). */
+export function lifetimeInWords(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 120) return plural(seconds, 'second');
+  if (seconds < 2 * 3600) return plural(Math.round(seconds / 60), 'minute');
+  if (seconds < 2 * 86_400) return plural(Math.round(seconds / 3600), 'hour');
+  return plural(Math.round(seconds / 86_400), 'day');
+}

@@ -52,6 +52,12 @@ function summary(inbox: Inbox): InboxSummary {
   return { ...inbox, count: 0 };
 }
 
+/** When to try again after a failed start: when a rate limit says, else soon (at most 10 minutes). */
+function retryDelayMs(error: unknown): number {
+  const wait = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 10_000;
+  return Math.min(wait, 10 * 60_000);
+}
+
 function isCode(error: unknown, ...codes: string[]): error is ApiError {
   return error instanceof ApiError && codes.includes(error.code);
 }
@@ -166,10 +172,20 @@ export function useTempInbox() {
       fail(error);
       setPhase('failed');
       // Try again by itself once a rate limit has passed, or soon after a failure.
-      const wait = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 10_000;
-      bootRetry.current = window.setTimeout(() => void boot(), Math.min(wait, 10 * 60_000));
+      bootRetry.current = window.setTimeout(() => void bootRef.current(), retryDelayMs(error));
     }
   }, [fail, select, applySession]);
+  const bootRef = useRef(boot);
+  bootRef.current = boot;
+
+  /** No address any more (discarded, the next one refused): the failed state, retrying by itself. */
+  const lostAddress = useCallback((error: unknown) => {
+    setInboxes([]);
+    setCurrentName(null);
+    setPhase('failed');
+    window.clearTimeout(bootRetry.current);
+    bootRetry.current = window.setTimeout(() => void bootRef.current(), retryDelayMs(error));
+  }, []);
 
   useEffect(() => {
     void boot();
@@ -274,8 +290,13 @@ export function useTempInbox() {
         if (!isCode(error, 'inbox_not_found')) throw error;
       }
     }
-    addInbox(await api.create(), mode.premium ? undefined : old);
-  }), [run, current?.username, mode.premium, addInbox]);
+    try {
+      addInbox(await api.create(), mode.premium ? undefined : old);
+    } catch (error) {
+      if (!mode.premium) lostAddress(error);
+      throw error;
+    }
+  }), [run, current?.username, mode.premium, addInbox, lostAddress]);
 
   /** Discards one inbox (premium switcher, or an expired one); makes a new one when none is left. */
   const discardInbox = useCallback((username: string) => run(async () => {
@@ -286,12 +307,17 @@ export function useTempInbox() {
     }
     const rest = inboxes.filter((inbox) => inbox.username !== username);
     if (rest.length === 0) {
-      addInbox(await api.create(), username);
+      try {
+        addInbox(await api.create(), username);
+      } catch (error) {
+        lostAddress(error);
+        throw error;
+      }
     } else {
       setInboxes(rest);
       if (currentName === username && rest[0] !== undefined) select(rest[0].username);
     }
-  }), [run, inboxes, currentName, addInbox, select]);
+  }), [run, inboxes, currentName, addInbox, select, lostAddress]);
 
   /** Premium: an address with a chosen name on a chosen domain (or the session's own inbox of that name). */
   const createCustom = useCallback((username: string, domain: string) => run(async () => {
