@@ -1,132 +1,16 @@
-import PostalMime, { type Attachment, type Email } from 'postal-mime';
-import type { ParsedAttachment, ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
-import { cleanLine } from './clean-text.js';
-import { fallbackParse, rawBodyText, startsWithHeader } from './fallback-parse.js';
-import { mailBody } from './mail-body.js';
-import { structureProblem } from './input-guard.js';
-import { DEFAULT_MAIL_LIMITS, type MailLimits } from './mail-limits.js';
-import { readHeaders } from './read-headers.js';
-import { safeFilename } from './safe-filename.js';
+import { createInlineMailParser } from './inline-mail-parser.js';
+import { createWorkerMailParser, type WorkerMailParserOptions } from './worker-mail-parser.js';
 
-/** Options of createMailParser: limits to override, and where failures are reported. */
-export interface MailParserOptions {
-  limits?: Partial<MailLimits>;
-  /** Called when the MIME parse failed and the fallback ran (for a log line or a metric). */
-  onParseError?: (error: unknown) => void;
-}
-
-/** `type/subtype` as RFC 2045 §5.1 tokens: anything else is stored as octet-stream. */
-const MIME_TYPE = /^[a-z0-9!#$&^_.+-]{1,127}\/[a-z0-9!#$&^_.+-]{1,127}$/;
-
-/** RFC 5322 §3.5 line limit; a Content-ID is one token. */
-const MAX_CONTENT_ID_CHARS = 998;
-
-/** How far into the message the first line is inspected to tell headers from body text. */
-const FIRST_LINE_PROBE_BYTES = 1024;
-
-const UTF8_BOM = [0xef, 0xbb, 0xbf];
-const CRLF = [0x0d, 0x0a];
-
-const EMPTY_MAIL: ParsedMail = Object.freeze({
-  from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [],
-});
+export type { MailParserOptions } from './inline-mail-parser.js';
 
 /**
- * What postal-mime reads. A leading BOM is dropped (some clients write one, and it would
- * hide the first header); a message that does not start with a header line (RFC 5322
- * allows no headers, junk does not have any) gets an empty header section in front, so all
- * of it is read as a text body instead of as nonsense headers.
+ * The service's MailParser: postal-mime with the given limits, in worker threads off the
+ * event loop (see createWorkerMailParser). It never rejects.
  */
-function prepareInput(raw: Uint8Array): Uint8Array {
-  const bytes = UTF8_BOM.every((byte, i) => raw[i] === byte) ? raw.subarray(UTF8_BOM.length) : raw;
-  if (bytes.length === 0 || bytes[0] === 0x0d || bytes[0] === 0x0a) return bytes;
-  const probe = new TextDecoder('utf-8').decode(bytes.subarray(0, FIRST_LINE_PROBE_BYTES));
-  if (startsWithHeader(probe)) return bytes;
-  const withHead = new Uint8Array(bytes.length + CRLF.length);
-  withHead.set(CRLF, 0);
-  withHead.set(bytes, CRLF.length);
-  return withHead;
+export function createMailParser(options: WorkerMailParserOptions = {}): MailParser {
+  return createWorkerMailParser(options);
 }
 
-function contentBytes(content: Attachment['content']): Uint8Array {
-  if (typeof content === 'string') return new TextEncoder().encode(content);
-  return content instanceof Uint8Array ? content : new Uint8Array(content);
-}
-
-/** Content-ID without its angle brackets, as `cid:` URLs reference it (RFC 2392). */
-function contentIdOf(value: string | undefined): string | null {
-  const id = cleanLine(value ?? '', MAX_CONTENT_ID_CHARS).replace(/^<|>$/g, '').trim();
-  return id === '' ? null : id;
-}
-
-function toAttachment(attachment: Attachment, index: number): ParsedAttachment {
-  const type = attachment.mimeType.trim().toLowerCase();
-  const contentType = MIME_TYPE.test(type) ? type : 'application/octet-stream';
-  const contentId = contentIdOf(attachment.contentId);
-  return {
-    filename: safeFilename(attachment.filename ?? undefined, index + 1, contentType),
-    contentType,
-    content: contentBytes(attachment.content),
-    contentId,
-    // Shown in the HTML rather than listed: referenced from multipart/related by Content-ID.
-    // A bare `inline` disposition does not count (Apple Mail marks real attachments so).
-    inline: attachment.related === true || (attachment.disposition === 'inline' && contentId !== null),
-  };
-}
-
-function toParsedMail(raw: Uint8Array, email: Email, limits: MailLimits): ParsedMail {
-  const summary = readHeaders(
-    email.headers.map((header) => ({ name: header.originalKey, value: header.value })),
-    limits,
-  );
-  const body = mailBody(email.text, email.html, limits.maxTextChars);
-  const attachments = email.attachments.slice(0, limits.maxAttachments).map(toAttachment);
-  // Nothing readable came out (e.g. a multipart whose boundary is never declared or never
-  // used): show the raw body rather than an empty message. Not when there was HTML that
-  // sanitised to nothing, which would show the removed markup as text.
-  const unreadable = body.text === '' && email.html === undefined && attachments.length === 0;
-  return { ...summary, ...body, text: unreadable ? rawBodyText(raw, limits.maxTextChars) : body.text, attachments };
-}
-
-/**
- * A MailParser with the given limits. It never rejects: when postal-mime fails the
- * headers-only fallback runs, and if even that fails an empty parse is returned (the
- * caller stores the raw message in every case). Work is linear in the message size,
- * which the SMTP layer bounds.
- */
-export function createMailParser(options: MailParserOptions = {}): MailParser {
-  const limits: MailLimits = { ...DEFAULT_MAIL_LIMITS, ...options.limits };
-  const report = (error: unknown): void => {
-    try {
-      options.onParseError?.(error);
-    } catch {
-      // A failing reporter must not turn a recovered parse into a failed delivery.
-    }
-  };
-
-  return async (raw) => {
-    try {
-      const problem = structureProblem(raw, limits);
-      if (problem !== null) throw new Error(`Message too costly to parse as MIME: ${problem}`);
-      const email = await PostalMime.parse(prepareInput(raw), {
-        attachmentEncoding: 'arraybuffer',
-        maxNestingDepth: limits.maxNestingDepth,
-        maxHeadersSize: limits.maxHeaderBytes,
-        maxRfc822NestingDepth: limits.maxRfc822NestingDepth,
-      });
-      return toParsedMail(raw, email, limits);
-    } catch (error) {
-      report(error);
-    }
-    try {
-      return fallbackParse(raw, limits);
-    } catch (error) {
-      report(error);
-      return { ...EMPTY_MAIL, headers: [], attachments: [] };
-    }
-  };
-}
-
-/** The parser with DEFAULT_MAIL_LIMITS; see createMailParser. */
-export const parseMail: MailParser = createMailParser();
+/** The parser with DEFAULT_MAIL_LIMITS on the calling thread (no workers); see createInlineMailParser. */
+export const parseMail: MailParser = createInlineMailParser();
