@@ -11,7 +11,7 @@ function parts(): ConcatBlobPart[] {
 describe('ConcatBlob', () => {
   it('holds the same bytes, size and text as Node Blob', async () => {
     const ours = new ConcatBlob(parts(), { type: 'application/octet-stream' });
-    const node = new Blob(parts(), { type: 'application/octet-stream' });
+    const node = new Blob(parts() as ConstructorParameters<typeof Blob>[0], { type: 'application/octet-stream' });
     expect(ours.size).toBe(node.size);
     expect(ours.type).toBe(node.type);
     expect(new Uint8Array(await ours.arrayBuffer())).toEqual(new Uint8Array(await node.arrayBuffer()));
