@@ -25,7 +25,8 @@ import {
   listMessageRows,
   toMessageView,
 } from './message-reads.js';
-import { insertMessageCopies, INSERT_ROWS_PER_STATEMENT } from './message-writes.js';
+import { GroupCommitQueue } from './group-commit.js';
+import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
 
@@ -40,11 +41,21 @@ const RETRY_DELAY_MS = 10;
  */
 export class SqlMailStore implements MailStore {
   private closed = false;
+  /** Message inserts gathered into shared transactions; undefined: one transaction each. */
+  private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, string>> | undefined;
 
+  /**
+   * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
+   * one writer commits them one after another anyway, each with its own fsync). PostgreSQL
+   * commits concurrent transactions in parallel over its pool and has no use for it.
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
-  ) {}
+    options: { groupCommit?: boolean } = {},
+  ) {
+    this.messageQueue = options.groupCommit === true ? new GroupCommitQueue((group) => insertMessageGroup(db, dialect, group)) : undefined;
+  }
 
   migrate(): Promise<void> {
     return this.run('migrate', async () => {
@@ -66,6 +77,8 @@ export class SqlMailStore implements MailStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Messages already queued are committed (and their callers answered) before the database closes.
+    await this.messageQueue?.drain();
     this.closed = true;
     await this.run('close', () => this.db.destroy());
   }
@@ -325,7 +338,11 @@ export class SqlMailStore implements MailStore {
   }
 
   insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>> {
-    return this.run('insertMessage', () => insertMessageCopies(this.db, this.dialect, message, inboxIds));
+    return this.run('insertMessage', () =>
+      this.messageQueue === undefined || inboxIds.length === 0
+        ? insertMessageCopies(this.db, this.dialect, message, inboxIds)
+        : this.messageQueue.push({ message, inboxIds }),
+    );
   }
 
   listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {

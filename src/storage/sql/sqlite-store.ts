@@ -61,7 +61,7 @@ export function createSqliteStore(path: string): SqlMailStore {
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
   });
-  return new SqlMailStore(db, sqliteDialect);
+  return new SqlMailStore(db, sqliteDialect, { groupCommit: true });
 }
 
 /**
