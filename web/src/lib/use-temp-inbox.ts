@@ -4,6 +4,7 @@ import { ApiError } from '../api/api-error.js';
 import type { Inbox, InboxSummary, Limits, Message, SessionInfo } from '../api/api-types.js';
 import { errorText } from '../api/error-text.js';
 import { mergeMessages } from './merge-messages.js';
+import { hadSession, rememberSession, storeCurrent, storedCurrent } from './remembered-session.js';
 import { SeenStore } from './seen-store.js';
 
 /** Poll period while the tab is visible: new mail shows within a few seconds. */
@@ -12,11 +13,6 @@ const POLL_VISIBLE_MS = 3000;
 const POLL_HIDDEN_MS = 15_000;
 /** Longest wait between retries after network or database failures. */
 const MAX_BACKOFF_MS = 30_000;
-/** localStorage key of the inbox last shown, so a premium reader returns to it. */
-const CURRENT_KEY = 'tempinbox.current';
-/** localStorage flag: this browser has had a session, so ask for it before creating an inbox. */
-const SESSION_KEY = 'tempinbox.session';
-
 /** A notice above the inbox: an error, a rate limit, or a success. */
 export interface Notice {
   kind: 'error' | 'success' | 'info';
@@ -60,39 +56,6 @@ function retryDelayMs(error: unknown): number {
 
 function isCode(error: unknown, ...codes: string[]): error is ApiError {
   return error instanceof ApiError && codes.includes(error.code);
-}
-
-/** Whether this browser has had a session (the cookie itself is HttpOnly, out of the page's reach). */
-function hadSession(): boolean {
-  try {
-    return localStorage.getItem(SESSION_KEY) !== null;
-  } catch {
-    return true;
-  }
-}
-
-function rememberSession(): void {
-  try {
-    localStorage.setItem(SESSION_KEY, '1');
-  } catch {
-    // Without storage every visit asks for the session first: one more request, same result.
-  }
-}
-
-function storedCurrent(): string | null {
-  try {
-    return localStorage.getItem(CURRENT_KEY);
-  } catch {
-    return null;
-  }
-}
-
-function storeCurrent(username: string): void {
-  try {
-    localStorage.setItem(CURRENT_KEY, username);
-  } catch {
-    // Without storage the newest inbox is shown first: fine.
-  }
 }
 
 /**
