@@ -11,7 +11,10 @@ import { parseOptions } from './bench-options.js';
 import { startHttpFloor, startSmtpFloor, type FloorServer } from './floor-servers.js';
 import { formatTable, type ResultRow } from './result-table.js';
 import { ensureBuilt, startService, type ServiceProcess } from './service-process.js';
+import { memoryMegabytes } from './process-stats.js';
+import { scaleFigures } from './scale-figures.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
+import { sweeperFigure } from './sweeper-figure.js';
 import { findSmtpSource } from './smtp-source.js';
 import { secondsSince } from './stats.js';
 
@@ -60,7 +63,16 @@ async function main(): Promise<void> {
   cleanups.push(() => db.close());
 
   const context: FigureContext = { options, smtpSource, smtpFloor, httpFloor };
-  rows.push(...(await serviceFigures(context, service, db)));
+  const emptyRows = await serviceFigures(context, service, db);
+  rows.push(...emptyRows);
+  if (emptyRows.length > 0) {
+    const memory = memoryMegabytes(service.pid);
+    rows.push({ figure: '1–4 memory', label: 'server RSS after figures 1–4, empty database', value: memory.rss, unit: 'MB', detail: `peak ${memory.peak.toFixed(0)} MB` });
+  }
+  await service.server.stop();
+
+  if (options.phases.has('scale')) rows.push(...(await scaleFigures(context, emptyRows)));
+  if (options.phases.has('sweeper')) rows.push(...(await sweeperFigure(options)));
 
   console.log(formatTable(rows));
   console.log(`\n${mode}; ${secondsSince(started).toFixed(0)} s in all`);
