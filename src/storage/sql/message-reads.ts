@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
 import type { Database } from './database.js';
 import { displayFrom, displayTo, fromBlob, toDate } from './row-mappers.js';
 
 /** Messages joined with their content (minus the raw bytes) and the inbox address. */
-function messageQuery(db: Kysely<Database>) {
+export function messageQuery(db: Kysely<Database>) {
   return db
     .selectFrom('messages as m')
     .innerJoin('contents as c', 'c.id', 'm.content_id')
@@ -28,6 +28,17 @@ function messageQuery(db: Kysely<Database>) {
     ]);
 }
 
+/** The seq of message `sinceId` of the inbox, or 0 when it is not one of its messages. */
+export function seqOf(eb: ExpressionBuilder<MessageScope, 'm'>, inboxId: string, sinceId: string) {
+  return eb.fn.coalesce(
+    eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', sinceId).where('s.inbox_id', '=', inboxId),
+    eb.lit(0),
+  );
+}
+
+/** The tables messageQuery selects from, as Kysely names them. */
+type MessageScope = Database & { m: Database['messages']; c: Database['contents']; i: Database['inboxes'] };
+
 /** One row of messageQuery. */
 export type MessageRow = Awaited<ReturnType<ReturnType<typeof messageQuery>['execute']>>[number];
 
@@ -42,14 +53,7 @@ export async function listMessageRows(
 ): Promise<MessageRow[]> {
   let query = messageQuery(db).where('m.inbox_id', '=', inboxId);
   const { sinceId, limit } = options;
-  if (sinceId !== undefined) {
-    query = query.where('m.seq', '>', (eb) =>
-      eb.fn.coalesce(
-        eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', sinceId).where('s.inbox_id', '=', inboxId),
-        eb.lit(0),
-      ),
-    );
-  }
+  if (sinceId !== undefined) query = query.where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId));
   query = query.orderBy('m.seq', 'desc');
   // Negative or fractional limits would mean "no limit" to SQLite and an error to PostgreSQL.
   if (limit !== undefined) query = query.limit(Math.max(0, Math.floor(limit)));

@@ -26,6 +26,7 @@ import {
   toMessageView,
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
+import { createHotQueries, type HotQueries } from './hot-queries.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
@@ -41,6 +42,7 @@ const RETRY_DELAY_MS = 10;
  */
 export class SqlMailStore implements MailStore {
   private closed = false;
+  private readonly hot: HotQueries = createHotQueries();
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
   private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, string>> | undefined;
 
@@ -102,12 +104,7 @@ export class SqlMailStore implements MailStore {
 
   findSession(tokenHash: string, now: Date): Promise<Session | null> {
     return this.run('findSession', async () => {
-      const row = await this.db
-        .selectFrom('sessions')
-        .selectAll()
-        .where('token_hash', '=', tokenHash)
-        .where('expires_at', '>', toMillis(now))
-        .executeTakeFirst();
+      const [row] = await this.hot.findSession.execute(this.db, tokenHash, toMillis(now));
       return row === undefined ? null : toSession(row);
     });
   }
@@ -253,7 +250,7 @@ export class SqlMailStore implements MailStore {
 
   findInboxByUsername(username: string): Promise<Inbox | null> {
     return this.run('findInboxByUsername', async () => {
-      const row = await this.db.selectFrom('inboxes').selectAll().where('username', '=', username).executeTakeFirst();
+      const [row] = await this.hot.findInboxByUsername.execute(this.db, username);
       return row === undefined ? null : toInbox(row);
     });
   }
@@ -328,11 +325,7 @@ export class SqlMailStore implements MailStore {
 
   countMessages(inboxId: string): Promise<number> {
     return this.run('countMessages', async () => {
-      const row = await this.db
-        .selectFrom('messages')
-        .select((eb) => eb.fn.countAll<DbCount>().as('n'))
-        .where('inbox_id', '=', inboxId)
-        .executeTakeFirst();
+      const [row] = await this.hot.countMessages.execute(this.db, inboxId);
       return toCount(row?.n);
     });
   }
@@ -347,7 +340,13 @@ export class SqlMailStore implements MailStore {
 
   listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {
     return this.run('listMessages', async () => {
-      const rows = await listMessageRows(this.db, inboxId, options);
+      const { sinceId, limit } = options;
+      const rows =
+        limit !== undefined
+          ? await listMessageRows(this.db, inboxId, options)
+          : sinceId !== undefined
+            ? await this.hot.listMessagesSince.execute(this.db, inboxId, sinceId)
+            : await this.hot.listMessages.execute(this.db, inboxId);
       const attachments = await attachmentsOfPage(this.db, inboxId, rows);
       return rows.map((row) => toMessageView(row, attachments.get(row.content_id) ?? []));
     });
