@@ -41,9 +41,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   for (const phase of phases) if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase}; expected ${PHASES.join(', ')}`);
   return {
     quick,
-    // Quick mode is a smoke run (one short run per figure) that fits in two minutes.
+    // Quick mode is a smoke run (one short run per figure, smaller data) that fits in two minutes.
     runs: Number(value('--runs') ?? (quick ? 1 : 3)),
-    seconds: Number(value('--seconds') ?? (quick ? 2 : 5)),
+    seconds: Number(value('--seconds') ?? (quick ? 1 : 5)),
     phases,
     scaleInboxes: quick ? 50_000 : 1_000_000,
     scaleMessages: quick ? 250_000 : 5_000_000,

@@ -15,6 +15,7 @@ import { memoryMegabytes } from './process-stats.js';
 import { scaleFigures } from './scale-figures.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
 import { sweeperFigure } from './sweeper-figure.js';
+import { postgresFigures } from './postgres-figures.js';
 import { findSmtpSource } from './smtp-source.js';
 import { secondsSince } from './stats.js';
 
@@ -50,7 +51,7 @@ async function freshService(env: Record<string, string> = {}): Promise<{ service
 async function main(): Promise<void> {
   ensureBuilt();
   const smtpSource = findSmtpSource();
-  const mode = options.quick ? 'quick (1 run of 2 s per figure: a smoke run, not the published method)' : `full (${options.runs} runs of ${options.seconds} s per figure, median)`;
+  const mode = options.quick ? `quick (1 run of ${options.seconds} s per figure, smaller data: a smoke run, not the published method)` : `full (${options.runs} runs of ${options.seconds} s per figure, median)`;
   console.error(`bench: ${mode}; ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB`);
 
   const smtpFloor: FloorServer = await startSmtpFloor();
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
 
   if (options.phases.has('scale')) rows.push(...(await scaleFigures(context, emptyRows)));
   if (options.phases.has('sweeper')) rows.push(...(await sweeperFigure(options)));
+  if (options.phases.has('pg')) rows.push(...(await postgresFigures(context, emptyRows)));
 
   console.log(formatTable(rows));
   console.log(`\n${mode}; ${secondsSince(started).toFixed(0)} s in all`);

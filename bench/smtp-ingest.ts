@@ -90,7 +90,7 @@ export async function measureIngest(
     };
   };
   try {
-    const calibration = await send(Math.max(200, testCase.sessions * (testCase.keepConnection ? 20 : 2)));
+    const calibration = await send(Math.max(100, testCase.sessions * (testCase.keepConnection ? 10 : 1)));
     let rate = calibration.rate;
     const measured: IngestRun[] = [];
     for (let i = 0; i < runs; i += 1) {

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { DOMAIN, RECIPIENT_LOCAL, type BenchDb } from './bench-db.js';
+
+/** A database of its own on the PostgreSQL server, dropped by `drop()`. */
+export interface ScratchDatabase {
+  url: string;
+  drop: () => Promise<void>;
+}
+
+/** Creates `tempinbox_bench_<random>` on the server of `serverUrl` (a maintenance database such as postgres). */
+export async function createScratchDatabase(serverUrl: string): Promise<ScratchDatabase> {
+  const name = `tempinbox_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        // FORCE: connections the stopped service left behind must not keep it alive.
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** BenchDb on the service's PostgreSQL database (the recipients are inserted directly, as on SQLite). */
+export async function openPostgresBenchDb(url: string): Promise<BenchDb> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let seeded = 0;
+  return {
+    async ensureRecipients(wanted: number): Promise<void> {
+      if (wanted <= seeded) return;
+      const now = Date.now();
+      await client.query(
+        `insert into inboxes (id, username, domain, created_at, expires_at, session_id, license_id)
+         select 'b' || lpad(g::text, 21, '0'), g || $1, $2, $3, $4, null, null from generate_series($5::int, $6::int) g
+         on conflict do nothing`,
+        [RECIPIENT_LOCAL, DOMAIN, now, now + 86_400_000, seeded + 1, wanted],
+      );
+      seeded = wanted;
+    },
+    async countMessages(): Promise<number> {
+      const result = await client.query<{ n: string }>('select count(*) as n from messages');
+      return Number(result.rows[0]?.n ?? 0);
+    },
+    close: () => client.end(),
+  };
+}
