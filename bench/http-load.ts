@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
 
 /** One load run against an HTTP endpoint. */
@@ -44,4 +46,16 @@ export function runHttpLoad(load: HttpLoad): Promise<HttpLoadResult> {
       },
     );
   });
+}
+
+/**
+ * The same load from autocannon's command line in a child process, for background load
+ * while this process times something else; resolves when it exits.
+ */
+export function runHttpLoadProcess(load: HttpLoad): Promise<void> {
+  const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+  const args = [cli, '-n', '-c', String(load.connections), '-d', String(load.seconds), ...(load.overallRate === undefined ? [] : ['-R', String(load.overallRate)])];
+  for (const [name, value] of Object.entries(load.headers ?? {})) args.push('-H', `${name}=${value}`);
+  const child = spawn(process.execPath, [...args, load.url], { stdio: 'ignore' });
+  return new Promise((resolve) => child.once('close', () => resolve()));
 }

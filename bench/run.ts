@@ -13,6 +13,7 @@ import { formatTable, type ResultRow } from './result-table.js';
 import { ensureBuilt, startService, type ServiceProcess } from './service-process.js';
 import { memoryMegabytes } from './process-stats.js';
 import { scaleFigures } from './scale-figures.js';
+import { judgeScale } from './scale-judgement.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
 import { sweeperFigure } from './sweeper-figure.js';
 import { postgresFigures } from './postgres-figures.js';
@@ -72,10 +73,11 @@ async function main(): Promise<void> {
   }
   await service.server.stop();
 
-  if (options.phases.has('scale')) rows.push(...(await scaleFigures(context, emptyRows)));
+  if (options.phases.has('scale')) rows.push(...(await scaleFigures(context)));
   if (options.phases.has('sweeper')) rows.push(...(await sweeperFigure(options)));
   if (options.phases.has('pg')) rows.push(...(await postgresFigures(context, emptyRows)));
 
+  judgeScale(rows);
   console.log(formatTable(rows));
   console.log(`\n${mode}; ${secondsSince(started).toFixed(0)} s in all`);
   if (options.out !== undefined) writeFileSync(options.out, JSON.stringify({ options: { ...options, phases: [...options.phases] }, rows }, null, 2));
