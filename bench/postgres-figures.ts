@@ -1,10 +1,9 @@
 import { openPostgresBenchDb, createScratchDatabase } from './postgres-bench-db.js';
 import type { ResultRow } from './result-table.js';
+import { POSTGRES_PREFIX } from './judge-rows.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
 import { startService } from './service-process.js';
 
-/** Prefix of the PostgreSQL rows in the table. */
-const PREFIX = '7 PostgreSQL: ';
 
 /**
  * Figure 7: figures 1–4 with DATABASE_URL=postgres://… on a scratch database of the server
@@ -23,9 +22,9 @@ export async function postgresFigures(context: FigureContext, sqliteRows: readon
     const service = await startService(scratch.url, context.options.serviceEnv);
     const db = await openPostgresBenchDb(scratch.url);
     try {
-      const rows = await serviceFigures(context, service, db, PREFIX);
+      const rows = await serviceFigures(context, service, db, POSTGRES_PREFIX);
       for (const row of rows) {
-        const sqlite = sqliteRows.find((candidate) => `${PREFIX}${candidate.figure}` === row.figure && candidate.label === row.label);
+        const sqlite = sqliteRows.find((candidate) => `${POSTGRES_PREFIX}${candidate.figure}` === row.figure && candidate.label === row.label);
         if (sqlite !== undefined) row.detail = `${row.detail ?? ''}; SQLite ${sqlite.value.toFixed(sqlite.value < 100 ? 1 : 0)} ${row.unit}`;
       }
       return rows;

@@ -53,3 +53,15 @@ export function formatTable(rows: readonly ResultRow[]): string {
   }
   return lines.join('\n');
 }
+
+/** Only the rows with a published target, shortly: what `met` says at a glance. */
+export function formatTargets(rows: readonly ResultRow[]): string {
+  const lines = ['| figure | case | measured | target | met |', '|---|---|--:|---|:-:|'];
+  for (const row of rows) {
+    if (row.target === undefined) continue;
+    const ratio = ratioOf(row);
+    const measured = `${number(row.value)} ${row.unit}${Number.isFinite(ratio) ? ` (${(ratio * 100).toFixed(0)} % of floor)` : ''}`;
+    lines.push(`| ${row.figure} | ${row.label} | ${measured} | ${row.target} | ${row.met === true ? 'yes' : '**no**'} |`);
+  }
+  return lines.join('\n');
+}

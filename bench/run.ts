@@ -13,7 +13,7 @@ import { formatTable, type ResultRow } from './result-table.js';
 import { ensureBuilt, startService, type ServiceProcess } from './service-process.js';
 import { memoryMegabytes } from './process-stats.js';
 import { scaleFigures } from './scale-figures.js';
-import { judgeScale } from './scale-judgement.js';
+import { dropPostgresTargets, judgeScale } from './judge-rows.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
 import { sweeperFigure } from './sweeper-figure.js';
 import { postgresFigures } from './postgres-figures.js';
@@ -78,6 +78,7 @@ async function main(): Promise<void> {
   if (options.phases.has('pg')) rows.push(...(await postgresFigures(context, emptyRows)));
 
   judgeScale(rows);
+  dropPostgresTargets(rows);
   console.log(formatTable(rows));
   console.log(`\n${mode}; ${secondsSince(started).toFixed(0)} s in all`);
   if (options.out !== undefined) writeFileSync(options.out, JSON.stringify({ options: { ...options, phases: [...options.phases] }, rows }, null, 2));

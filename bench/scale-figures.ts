@@ -5,7 +5,7 @@ import { openSqliteBenchDb } from './bench-db.js';
 import { memoryMegabytes } from './process-stats.js';
 import type { ResultRow } from './result-table.js';
 import { prepareScaleDatabase } from './scale-data.js';
-import { SCALE_PREFIX } from './scale-judgement.js';
+import { SCALE_PREFIX } from './judge-rows.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
 import { startService } from './service-process.js';
 
