@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
+import { fallbackParse } from './fallback-parse.js';
 import { createInlineMailParser, type MailParserOptions } from './inline-mail-parser.js';
 import { DEFAULT_MAIL_LIMITS, type MailLimits } from './mail-limits.js';
 
@@ -25,7 +26,17 @@ export interface WorkerMailParserOptions extends MailParserOptions {
   threads?: number;
   /** An idle worker exits after this long (ms); default PARSE_WORKER_IDLE_MS. */
   idleMs?: number;
+  /** A parse that takes longer (ms) is abandoned; default PARSE_DEADLINE_MS. */
+  deadlineMs?: number;
 }
+
+/**
+ * A parse still running after this long is abandoned: its worker is terminated and the
+ * message gets the header-only fallback parse (the raw message is stored either way). The
+ * input guards bound parsing to about a second for the worst shapes we know; this is the
+ * backstop for a shape we do not know, so that no SMTP transaction waits forever.
+ */
+export const PARSE_DEADLINE_MS = 10_000;
 
 /**
  * An idle worker exits after this long, so that an idle service (or a test's app that is
@@ -64,6 +75,7 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): M
   const limits: MailLimits = { ...DEFAULT_MAIL_LIMITS, ...options.limits };
   const maxThreads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
   const idleMs = options.idleMs ?? PARSE_WORKER_IDLE_MS;
+  const deadlineMs = options.deadlineMs ?? PARSE_DEADLINE_MS;
   const inline = createInlineMailParser(options);
   const threads = new Set<ParseThread>();
   let nextId = 0;
@@ -124,7 +136,19 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): M
       clearTimeout(thread.idle);
       thread.worker.ref();
       const id = (nextId += 1);
-      thread.pending.set(id, { raw, context, resolve });
+      const deadline = setTimeout(() => {
+        if (!thread.pending.delete(id)) return;
+        report(`MIME parse took over ${deadlineMs} ms; stored the header-only fallback parse`);
+        resolve(fallbackParse(raw, limits));
+        // The thread may be stuck in this message: its other messages are parsed here.
+        retire(thread);
+      }, deadlineMs);
+      deadline.unref();
+      const settle = (parsed: ParsedMail): void => {
+        clearTimeout(deadline);
+        resolve(parsed);
+      };
+      thread.pending.set(id, { raw, context, resolve: settle });
       const request: ParseRequest = { id, raw, context };
       try {
         thread.worker.postMessage(request);
