@@ -1,7 +1,7 @@
-import nodemailer from 'nodemailer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
+import { startSmtpLoad } from '../helpers/smtp-load.js';
 
 /** Senders in parallel, each on its own pooled connection. */
 const CONNECTIONS = 8;
@@ -27,30 +27,11 @@ describe('kill -9 under SMTP load', () => {
     const client = new CookieClient(server.baseUrl);
     const { json: inbox } = await client.get('/api/create');
 
-    const acknowledged = new Set<string>();
-    let attempts = 0;
-    let stop = false;
-    const sender = async (index: number) => {
-      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server?.smtpPort, ignoreTLS: true, pool: true, maxConnections: 1, socketTimeout: 5000 });
-      for (let i = 0; i < MAX_PER_SENDER && !stop; i += 1) {
-        const subject = `load-${index}-${i}`;
-        attempts += 1;
-        try {
-          const info = await transport.sendMail({ from: 'load@example.org', to: inbox.email, subject, text: `payload ${subject}` });
-          if (info.response.startsWith('250')) acknowledged.add(subject);
-        } catch {
-          break; // the server is gone: this message was never acknowledged
-        }
-      }
-      transport.close();
-    };
-    const senders = Array.from({ length: CONNECTIONS }, (_, i) => sender(i));
+    const load = startSmtpLoad({ port: server.smtpPort, to: inbox.email, connections: CONNECTIONS, maxPerSender: MAX_PER_SENDER });
     // Kill once a fair amount has been acknowledged (bounded wait).
-    const deadline = Date.now() + 15_000;
-    while (acknowledged.size < 150 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    await load.waitForAcks(150, 15_000);
     await server.kill9();
-    stop = true;
-    await Promise.all(senders);
+    const { acknowledged, attempts } = await load.finish();
     expect(acknowledged.size).toBeGreaterThanOrEqual(150);
 
     server = await startServer(env);

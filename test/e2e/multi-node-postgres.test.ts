@@ -1,10 +1,10 @@
-import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_PER_SESSION } from '../../src/domain/fair-use.js';
 import { CookieClient } from '../helpers/cookie-client.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { runBin, startServer, type ServerProcess } from '../helpers/server-process.js';
+import { startSmtpLoad } from '../helpers/smtp-load.js';
 
 const available = await postgresAvailable('several nodes on one database');
 
@@ -127,29 +127,10 @@ describe.skipIf(!available)('three nodes on one PostgreSQL', () => {
     const onA = new CookieClient(a.baseUrl);
     const { json: inbox } = await onA.get('/api/create');
 
-    const acknowledged = new Set<string>();
-    let attempts = 0;
-    let stop = false;
-    const sender = async (index: number) => {
-      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: b.smtpPort, ignoreTLS: true, pool: true, maxConnections: 1, socketTimeout: 5000 });
-      for (let i = 0; i < MAX_PER_SENDER && !stop; i += 1) {
-        const subject = `load-${index}-${i}`;
-        attempts += 1;
-        try {
-          const info = await transport.sendMail({ from: 'load@example.org', to: inbox.email, subject, text: `payload ${subject}` });
-          if (info.response.startsWith('250')) acknowledged.add(subject);
-        } catch {
-          break; // B is gone: this message was never acknowledged
-        }
-      }
-      transport.close();
-    };
-    const senders = Array.from({ length: CONNECTIONS }, (_, i) => sender(i));
-    const deadline = Date.now() + 20_000;
-    while (acknowledged.size < ACKS_BEFORE_KILL && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    const load = startSmtpLoad({ port: b.smtpPort, to: inbox.email, connections: CONNECTIONS, maxPerSender: MAX_PER_SENDER });
+    await load.waitForAcks(ACKS_BEFORE_KILL, 20_000);
     await b.kill9();
-    stop = true;
-    await Promise.all(senders);
+    const { acknowledged, attempts } = await load.finish();
     expect(acknowledged.size).toBeGreaterThanOrEqual(ACKS_BEFORE_KILL);
 
     const check = await onA.get(`/api/check/${inbox.username}`);
