@@ -98,13 +98,7 @@ function toParsedMail(raw: Uint8Array, email: Email, limits: MailLimits): Parsed
  */
 export function createInlineMailParser(options: MailParserOptions = {}): MailParser {
   const limits: MailLimits = { ...DEFAULT_MAIL_LIMITS, ...options.limits };
-  const report = (error: unknown): void => {
-    try {
-      options.onParseError?.(error);
-    } catch {
-      // A failing reporter must not turn a recovered parse into a failed delivery.
-    }
-  };
+  const report = safeReporter(options.onParseError);
 
   return async (raw) => {
     try {
@@ -120,12 +114,28 @@ export function createInlineMailParser(options: MailParserOptions = {}): MailPar
     } catch (error) {
       report(error);
     }
+    return fallbackOrEmpty(raw, limits, report);
+  };
+}
+
+/** onParseError made safe to call: a failing reporter must not turn a recovered parse into a failed delivery. */
+export function safeReporter(onParseError: MailParserOptions['onParseError']): (error: unknown) => void {
+  return (error) => {
     try {
-      return fallbackParse(raw, limits);
-    } catch (error) {
-      report(error);
-      return { ...EMPTY_MAIL, headers: [], attachments: [] };
+      onParseError?.(error);
+    } catch {
+      // Swallowed on purpose, see above.
     }
   };
+}
+
+/** The headers-only fallback parse, or an empty parse if even that fails; never throws (the raw message is stored either way). */
+export function fallbackOrEmpty(raw: Uint8Array, limits: MailLimits, report: (error: unknown) => void): ParsedMail {
+  try {
+    return fallbackParse(raw, limits);
+  } catch (error) {
+    report(error);
+    return { ...EMPTY_MAIL, headers: [], attachments: [] };
+  }
 }
 

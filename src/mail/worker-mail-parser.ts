@@ -2,8 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
-import { fallbackParse } from './fallback-parse.js';
-import { createInlineMailParser, type MailParserOptions } from './inline-mail-parser.js';
+import { createInlineMailParser, fallbackOrEmpty, safeReporter, type MailParserOptions } from './inline-mail-parser.js';
 import { DEFAULT_MAIL_LIMITS, type MailLimits } from './mail-limits.js';
 
 /** A message sent to a parse worker. */
@@ -80,13 +79,7 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): M
   const threads = new Set<ParseThread>();
   let nextId = 0;
 
-  const report = (message: string): void => {
-    try {
-      options.onParseError?.(new Error(message));
-    } catch {
-      // A failing reporter must not turn a recovered parse into a failed delivery.
-    }
-  };
+  const report = safeReporter(options.onParseError);
 
   /** A worker is gone: what it still owed is parsed here, as before workers existed. */
   const retire = (thread: ParseThread): void => {
@@ -105,7 +98,7 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): M
       const job = thread.pending.get(reply.id);
       if (job === undefined) return;
       thread.pending.delete(reply.id);
-      for (const message of reply.errors) report(message);
+      for (const message of reply.errors) report(new Error(message));
       job.resolve(reply.parsed);
       if (thread.pending.size === 0) rest(thread);
     });
@@ -138,8 +131,8 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): M
       const id = (nextId += 1);
       const deadline = setTimeout(() => {
         if (!thread.pending.delete(id)) return;
-        report(`MIME parse took over ${deadlineMs} ms; stored the header-only fallback parse`);
-        resolve(fallbackParse(raw, limits));
+        report(new Error(`MIME parse took over ${deadlineMs} ms; stored the header-only fallback parse`));
+        resolve(fallbackOrEmpty(raw, limits, report));
         // The thread may be stuck in this message: its other messages are parsed here.
         retire(thread);
       }, deadlineMs);
