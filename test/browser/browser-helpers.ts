@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Debian's Chromium; .ci/run installs it. playwright-core downloads no browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -98,6 +99,14 @@ export function watchSideEffects(context: BrowserContext, page: Page): SideEffec
     loaded = true;
   });
   return effects;
+}
+
+/** Asserts that nothing ran, opened, alerted or navigated: no dialog, new page, uncaught error or top-frame navigation. */
+export function expectNoSideEffects(effects: SideEffects): void {
+  expect(effects.dialogs).toEqual([]);
+  expect(effects.popups).toEqual([]);
+  expect(effects.navigations).toEqual([]);
+  expect(effects.pageErrors).toEqual([]);
 }
 
 /** Resolves after `ms`: only for proving an absence (nothing fetched), never to wait for a presence. */

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
-import { launchBrowser, pause, screenshot, startHitServer, watchSideEffects, type HitServer } from './browser-helpers.js';
+import { expectNoSideEffects, launchBrowser, pause, screenshot, startHitServer, watchSideEffects, type HitServer } from './browser-helpers.js';
 import { hostileHtml, NEVER_PREFIX } from './hostile-payloads.js';
 
 /** What the page's sandbox must be, token for token (docs/web.md). */
@@ -168,11 +168,8 @@ describe('web app: inbox and reading', { timeout: 60_000 }, () => {
     await pause(SETTLE_MS);
 
     expect(hitServer.hits.map((hit) => hit.path)).toEqual([]); // not even the tracking pixel
-    expect(effects.dialogs).toEqual([]);
-    expect(effects.popups).toEqual([]);
-    expect(effects.navigations).toEqual([]);
+    expectNoSideEffects(effects);
     expect(page.url()).toBe(startUrl);
-    expect(effects.pageErrors).toEqual([]);
     expect(effects.consoleErrors.filter((text) => /script|refresh|navigat/i.test(text))).toEqual([]);
     expect(page.frames().map((f) => f.url())).toEqual([startUrl, 'about:srcdoc']); // no nested frames
     await page.getByText(/remote images? (was|were) blocked/).waitFor();
@@ -219,10 +216,7 @@ describe('web app: inbox and reading', { timeout: 60_000 }, () => {
     await frame.getByRole('button', { name: 'Submit form' }).click({ timeout: 1000 }).catch(() => undefined);
     await pause(SETTLE_MS);
     expect(hitServer.hits.map((hit) => hit.path)).toEqual([]);
-    expect(effects.dialogs).toEqual([]);
-    expect(effects.popups).toEqual([]);
-    expect(effects.navigations).toEqual([]);
-    expect(effects.pageErrors).toEqual([]);
+    expectNoSideEffects(effects);
     expect(page.frames()).toHaveLength(2);
 
     // Last layer alone: the raw payload straight into the frame, past the page's own cleaning.
@@ -237,10 +231,7 @@ describe('web app: inbox and reading', { timeout: 60_000 }, () => {
     await frame.getByRole('button', { name: 'Submit form' }).click({ timeout: 1000 });
     await pause(SETTLE_MS);
     expect(hitServer.hits.map((hit) => hit.path)).toEqual([]);
-    expect(effects.dialogs).toEqual([]);
-    expect(effects.popups).toEqual([]);
-    expect(effects.navigations).toEqual([]);
-    expect(effects.pageErrors).toEqual([]);
+    expectNoSideEffects(effects);
     expect(page.url()).toBe(`${server.baseUrl}/`);
 
     await page.getByRole('button', { name: 'Show images' }).click();
