@@ -1,4 +1,9 @@
-import { runCli } from './cli.js';
+import { exitIfUnsupportedNode } from './runtime-check.js';
+
+// Checked before the CLI is loaded: static imports would run first and could fail on an older
+// Node with an unhelpful error, so the rest of the program is imported only afterwards.
+exitIfUnsupportedNode();
+const { runCli } = await import('./cli.js');
 
 // `npm start` runs `node dist/main.js serve`; bin/tempinbox calls runCli the same way.
 runCli(process.argv).catch((error: unknown) => {
