@@ -41,35 +41,35 @@ const NEGATIVE_STEMS = [
   'reservation', 'ticket', 'case', 'item', 'sku', 'seat', 'room', 'gate', 'flight', 'meeting',
   'promo', 'coupon', 'discount', 'voucher', 'gift', 'checkout', 'sale', 'number', 'serial',
   'version', 'build', 'commit', 'issue', 'pull', 'deploy', 'patient', 'iban', 'vat', 'extension',
-  'conduct', 'source', 'barcode', 'area', 'country', 'decod', 'encod', 'unicode', 'codec', 'qr',
+  'conduct', 'source', 'barcode', 'area', 'authoriz', 'authoris', 'approval', 'country', 'decod', 'encod', 'unicode', 'codec', 'qr',
   // German
   'bestell', 'rechnung', 'sendung', 'paket', 'telefon', 'hotline', 'plz', 'postleitzahl', 'preis',
   'betrag', 'summe', 'gesamt', 'kunden', 'buchung', 'gutschein', 'rabatt', 'aktion', 'artikel',
-  'nummer', 'steuer',
+  'nummer', 'steuer', 'autorisierung',
   // French
   'commande', 'factur', 'suivi', 'colis', 'téléphone', 'prix', 'montant', 'réservation', 'client',
-  'réduction', 'numéro', 'siret', 'tva',
+  'réduction', 'numéro', 'siret', 'tva', 'autorisation',
   // Spanish
   'pedido', 'factura', 'seguimiento', 'envío', 'paquete', 'teléfono', 'precio', 'importe', 'reserva',
-  'cupón', 'descuento', 'número', 'cliente',
+  'cupón', 'descuento', 'número', 'cliente', 'autorizaci',
   // Portuguese
   'encomenda', 'fatura', 'rastreamento', 'rastreio', 'telefone', 'ligue', 'preço', 'valor',
-  'cupom', 'desconto', 'cnpj', 'cpf', 'referência', 'multibanco',
+  'cupom', 'desconto', 'cnpj', 'cpf', 'referência', 'multibanco', 'autorizaç',
   // Italian
   'ordine', 'fattura', 'spedizione', 'tracciamento', 'pacco', 'telefono', 'postale', 'prezzo',
-  'importo', 'totale', 'prenotazione', 'sconto', 'numero', 'fiscale', 'iva',
+  'importo', 'totale', 'prenotazione', 'sconto', 'numero', 'fiscale', 'iva', 'autorizzazion',
   // Dutch
   'bestel', 'factuur', 'zending', 'pakket', 'telefoon', 'klantenservice', 'prijs', 'bedrag', 'totaal',
-  'subtotaal', 'boeking', 'korting', 'klantnummer', 'btw',
+  'subtotaal', 'boeking', 'korting', 'klantnummer', 'btw', 'autorisatie',
   // Polish
   'zamówieni', 'faktur', 'przesyłk', 'paczk', 'śledzeni', 'infolinia', 'pocztow', 'cena', 'kwot',
-  'suma', 'rezerwacj', 'rabat', 'numer', 'rachun',
+  'suma', 'rezerwacj', 'rabat', 'numer', 'rachun', 'autoryzac',
   // Russian
   'заказ', 'счёт', 'счет', 'накладн', 'трек', 'отслежив', 'посылк', 'телефон', 'индекс', 'цена',
-  'стоимост', 'сумм', 'итого', 'брониров', 'промо', 'скидк', 'номер', 'инн',
+  'стоимост', 'сумм', 'итого', 'брониров', 'промо', 'скидк', 'номер', 'инн', 'авторизац',
   // Turkish
   'sipariş', 'kargo', 'takip', 'müşteri', 'posta', 'fiyat', 'tutar', 'toplam', 'rezervasyon',
-  'indirim', 'kupon', 'numara', 'vergi',
+  'indirim', 'kupon', 'numara', 'vergi', 'provizyon',
 ];
 
 /** Short negatives that must be whole words ("tel" but not "hotel", "cap" but not "capital"). */

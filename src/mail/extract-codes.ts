@@ -26,8 +26,14 @@ const LINES_ABOVE = 2;
 /** A negative this close to a keyword makes the keyword mean something else ("zip code", "código postal"). */
 const ADJACENT = 5;
 
+/** Farthest a keyword may precede a year-like number for it to be a code ("code is 2043", not "code … 2026"). */
+const YEAR_KEYWORD_GAP = 12;
+
 /** How far after a code a negative still speaks about it ("BF2026 at checkout"). */
 const AFTER_WINDOW = 30;
+
+/** The rest of a Latin or Cyrillic word. */
+const WORD_REST = /[\p{Script=Latin}\p{Script=Cyrillic}]*/uy;
 
 interface Span {
   start: number;
@@ -61,7 +67,11 @@ function touching(text: string, a: Span, b: Span): boolean {
 
 /** A keyword next to (or inside) a negative is not one: "zip code", "Gutscheincode", "promo code". */
 function analyse(text: string): Line {
-  const negatives = spans(NEGATIVE, text);
+  // A negative stem reaches to the end of its word ("Authoriz" → "Authorization").
+  const negatives = spans(NEGATIVE, text).map((span) => {
+    WORD_REST.lastIndex = span.end;
+    return { start: span.start, end: span.end + (WORD_REST.exec(text)?.[0].length ?? 0) };
+  });
   const keywords = spans(KEYWORD, text).filter((keyword) => !negatives.some((negative) => touching(text, negative, keyword)));
   return { text, keywords, negatives };
 }
@@ -94,8 +104,8 @@ function contextScore(lines: Line[], index: number, start: number, end: number, 
 
   const before = line.keywords.filter((span) => span.end <= start).at(-1);
   if (before !== undefined && start - before.end <= MAX_KEYWORD_BEFORE) {
-    // A year is a code only right after its keyword ("code: 2048").
-    if (shape.yearLike && start - before.end > 3) return 0;
+    // A year is a code only right after its keyword ("code: 2048", "code is 2043").
+    if (shape.yearLike && start - before.end > YEAR_KEYWORD_GAP) return 0;
     return 3 - (start - before.end) / 1000;
   }
   if (shape.yearLike) return 0;
@@ -117,8 +127,8 @@ function contextScore(lines: Line[], index: number, start: number, end: number, 
     if (candidate.keywords.length > 0) return 2 - (seen - 1) / 2;
   }
   const below = lines.slice(index + 1).find((next) => next.text.trim() !== '');
-  if (below !== undefined && below.keywords.length > 0 && !negativeBefore(below, below.keywords[0]?.start ?? 0)) return 1;
-  return 0;
+  const belowKeyword = below?.keywords[0];
+  return below !== undefined && belowKeyword !== undefined && !negativeBefore(below, belowKeyword.start) ? 1 : 0;
 }
 
 /** Full-width digits and Latin letters (Japanese, Chinese mail) as the ASCII a person types. */
