@@ -23,17 +23,29 @@ const MAX_KEYWORD_AFTER = 60;
 /** Non-empty lines above a code on a line of its own that may announce it ("Your code:", blank, code). */
 const LINES_ABOVE = 2;
 
+/** Farthest a negative word may precede the number it labels ("Bestellnummer: … 3024819203"). */
+const NEGATIVE_REACH = 100;
+
 /** A negative this close to a keyword makes the keyword mean something else ("zip code", "código postal"). */
 const ADJACENT = 5;
 
-/** Farthest a keyword may precede a year-like number for it to be a code ("code is 2043", not "code … 2026"). */
-const YEAR_KEYWORD_GAP = 12;
+/**
+ * What may stand between a keyword and a year-shaped code: a colon or dash and at most one
+ * short word ("code: 2043", "code is 2043", "Code lautet 2043"), not a clause ("code, since 2019").
+ */
+const YEAR_GAP = /^[\s:：=–—-]*(?:\p{L}{1,8}[\s:：=–—-]*)?$/u;
 
 /** How far after a code a negative still speaks about it ("BF2026 at checkout"). */
 const AFTER_WINDOW = 30;
 
+/** What follows the last letter or digit of a line. */
+const LAST_WORD_CHAR = /[\p{L}\p{N}]([^\p{L}\p{N}]*)$/u;
+
 /** The rest of a Latin or Cyrillic word. */
-const WORD_REST = /[\p{Script=Latin}\p{Script=Cyrillic}]*/uy;
+const WORD_REST = /^[\p{Script=Latin}\p{Script=Cyrillic}]*/u;
+
+/** Longest word ending looked at: "Sendungsverfolgungsnummer" is 25; a bound keeps hostile lines linear. */
+const MAX_WORD_REST = 40;
 
 interface Span {
   start: number;
@@ -44,6 +56,9 @@ interface Line {
   text: string;
   keywords: Span[];
   negatives: Span[];
+  /** Where the line's first and last letter or digit are (-1 when it has none). */
+  firstWordChar: number;
+  lastWordChar: number;
 }
 
 interface Found {
@@ -68,12 +83,14 @@ function touching(text: string, a: Span, b: Span): boolean {
 /** A keyword next to (or inside) a negative is not one: "zip code", "Gutscheincode", "promo code". */
 function analyse(text: string): Line {
   // A negative stem reaches to the end of its word ("Authoriz" → "Authorization").
-  const negatives = spans(NEGATIVE, text).map((span) => {
-    WORD_REST.lastIndex = span.end;
-    return { start: span.start, end: span.end + (WORD_REST.exec(text)?.[0].length ?? 0) };
-  });
+  const negatives = spans(NEGATIVE, text).map((span) => ({
+    start: span.start,
+    end: span.end + (WORD_REST.exec(text.slice(span.end, span.end + MAX_WORD_REST))?.[0].length ?? 0),
+  }));
   const keywords = spans(KEYWORD, text).filter((keyword) => !negatives.some((negative) => touching(text, negative, keyword)));
-  return { text, keywords, negatives };
+  const firstWordChar = text.search(/[\p{L}\p{N}]/u);
+  const lastWordChar = firstWordChar === -1 ? -1 : text.length - 1 - (LAST_WORD_CHAR.exec(text)?.[1]?.length ?? 0);
+  return { text, keywords, negatives, firstWordChar, lastWordChar };
 }
 
 const hasDigit = (text: string): boolean => /\d/.test(text);
@@ -84,8 +101,8 @@ const hasDigit = (text: string): boolean => /\d/.test(text);
  * 1 500,00 ₽: 83019472" the amount took "amount").
  */
 function negativeBefore(line: Line, position: number): boolean {
-  const negative = line.negatives.filter((span) => span.end <= position).at(-1);
-  if (negative === undefined || hasDigit(line.text.slice(negative.end, position))) return false;
+  const negative = line.negatives.findLast((span) => span.end <= position);
+  if (negative === undefined || position - negative.end > NEGATIVE_REACH || hasDigit(line.text.slice(negative.end, position))) return false;
   return !line.keywords.some((keyword) => keyword.start >= negative.end && keyword.end <= position);
 }
 
@@ -102,10 +119,10 @@ function contextScore(lines: Line[], index: number, start: number, end: number, 
   const line = lines[index];
   if (line === undefined || negativeBefore(line, start) || negativeAfter(line, end)) return 0;
 
-  const before = line.keywords.filter((span) => span.end <= start).at(-1);
+  const before = line.keywords.findLast((span) => span.end <= start);
   if (before !== undefined && start - before.end <= MAX_KEYWORD_BEFORE) {
     // A year is a code only right after its keyword ("code: 2048", "code is 2043").
-    if (shape.yearLike && start - before.end > YEAR_KEYWORD_GAP) return 0;
+    if (shape.yearLike && !YEAR_GAP.test(line.text.slice(before.end, start))) return 0;
     return 3 - (start - before.end) / 1000;
   }
   if (shape.yearLike) return 0;
@@ -116,8 +133,7 @@ function contextScore(lines: Line[], index: number, start: number, end: number, 
   }
 
   // A code on a line of its own, announced by the line(s) above or the line below.
-  const rest = line.text.slice(0, start) + line.text.slice(end);
-  if (/[\p{L}\p{N}]/u.test(rest)) return 0;
+  if (line.firstWordChar < start || line.lastWordChar >= end) return 0;
   let seen = 0;
   for (let above = index - 1; above >= 0 && seen < LINES_ABOVE; above -= 1) {
     const candidate = lines[above];
@@ -140,7 +156,9 @@ function asciiDigitsAndLetters(text: string): string {
 function withoutLinks(text: string): string {
   return text
     .replace(/\b(?:https?:\/\/|www\.)[^\s<>"'\])]+/giu, ' ')
-    .replace(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu, ' ');
+    // Local part bounded as in RFC 5321 §4.5.3.1.1 (64): unbounded, a run of digits without
+    // an "@" would be rescanned from every position (quadratic).
+    .replace(/(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}.-]{1,253}/gu, ' ');
 }
 
 const SHAPE_BONUS = (code: string): number => (/^\d{6}$/.test(code) ? 0.2 : code.length <= 4 ? -0.2 : 0);
@@ -157,10 +175,10 @@ export function extractCodes(subject: string, text: string): string[] {
   const lines = input.split(/\r\n|\r|\n/).map(analyse);
   const found = new Map<string, Found>();
   let examined = 0;
-  lines.forEach((line, index) => {
+  scan: for (const [index, line] of lines.entries()) {
     for (const match of line.text.matchAll(CANDIDATE)) {
       examined += 1;
-      if (examined > MAX_CODE_CANDIDATES) return;
+      if (examined > MAX_CODE_CANDIDATES) break scan;
       const start = match.index;
       const end = start + match[0].length;
       const shape = codeShape(match[0]);
@@ -173,7 +191,7 @@ export function extractCodes(subject: string, text: string): string[] {
         found.set(shape.code, { code: shape.code, score: total, order: previous?.order ?? found.size });
       }
     }
-  });
+  }
   return [...found.values()]
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, MAX_CODES)
