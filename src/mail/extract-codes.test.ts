@@ -115,6 +115,8 @@ describe('extractCodes: bounded and deterministic on hostile input', () => {
     ['one long line of negatives', `${'order '.repeat(200_000)}code 482913`],
     ['lines of candidates', 'A7K-3Q9\n'.repeat(200_000)],
     ['no spaces', '4'.repeat(2_000_000)],
+    ['codes between blank lines', '482913\n\n\n\n'.repeat(100_000)],
+    ['a run of address characters without "@"', '4a.'.repeat(100_000)],
   ])('stays fast on %s', (_label, text) => {
     const started = performance.now();
     const codes = extractCodes(text, text);

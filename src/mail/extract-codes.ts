@@ -26,6 +26,9 @@ const LINES_ABOVE = 2;
 /** Farthest a negative word may precede the number it labels ("Bestellnummer: … 3024819203"). */
 const NEGATIVE_REACH = 100;
 
+/** Most lines (blank ones included) between a code on its own line and the line announcing it. */
+const LINES_APART = 5;
+
 /** A negative this close to a keyword makes the keyword mean something else ("zip code", "código postal"). */
 const ADJACENT = 5;
 
@@ -135,14 +138,14 @@ function contextScore(lines: Line[], index: number, start: number, end: number, 
   // A code on a line of its own, announced by the line(s) above or the line below.
   if (line.firstWordChar < start || line.lastWordChar >= end) return 0;
   let seen = 0;
-  for (let above = index - 1; above >= 0 && seen < LINES_ABOVE; above -= 1) {
+  for (let above = index - 1; above >= Math.max(0, index - LINES_APART) && seen < LINES_ABOVE; above -= 1) {
     const candidate = lines[above];
-    if (candidate === undefined || candidate.text.trim() === '') continue;
+    if (candidate === undefined || candidate.firstWordChar === -1) continue;
     seen += 1;
     if (negativeBefore(candidate, candidate.text.length)) return 0;
     if (candidate.keywords.length > 0) return 2 - (seen - 1) / 2;
   }
-  const below = lines.slice(index + 1).find((next) => next.text.trim() !== '');
+  const below = lines.slice(index + 1, index + 1 + LINES_APART).find((next) => next.firstWordChar !== -1);
   const belowKeyword = below?.keywords[0];
   return below !== undefined && belowKeyword !== undefined && !negativeBefore(below, belowKeyword.start) ? 1 : 0;
 }
