@@ -1,0 +1,202 @@
+import { CANDIDATE, codeShape, isPartOfOtherNumber, type CodeShape } from './extract-codes-shapes.js';
+import { KEYWORD, NEGATIVE } from './extract-codes-words.js';
+
+/**
+ * Most characters of subject and text scanned. Codes sit at the top of a message (the
+ * longest corpus message puts its code within 1 000 characters); 32 Ki is thirty times that
+ * and keeps the work per message small and bounded whatever the body's size.
+ */
+export const MAX_CODE_SCAN_CHARS = 32 * 1024;
+
+/** Most codes returned. A message carries one code, at most a few (backup codes). */
+export const MAX_CODES = 5;
+
+/** Most candidate tokens examined, so a body of nothing but numbers costs bounded work. */
+export const MAX_CODE_CANDIDATES = 500;
+
+/** Farthest a keyword may precede its code on the same line ("TAN … über 250,00 EUR … lautet 71 84 26"). */
+const MAX_KEYWORD_BEFORE = 100;
+
+/** Farthest a keyword may follow its code on the same line ("481029是您的登录验证码"). */
+const MAX_KEYWORD_AFTER = 60;
+
+/** Non-empty lines above a code on a line of its own that may announce it ("Your code:", blank, code). */
+const LINES_ABOVE = 2;
+
+/** Farthest a negative word may precede the number it labels ("Bestellnummer: … 3024819203"). */
+const NEGATIVE_REACH = 100;
+
+/** Most lines (blank ones included) between a code on its own line and the line announcing it. */
+const LINES_APART = 5;
+
+/** A negative this close to a keyword makes the keyword mean something else ("zip code", "código postal"). */
+const ADJACENT = 5;
+
+/**
+ * What may stand between a keyword and a year-shaped code: a colon or dash and at most one
+ * short word ("code: 2043", "code is 2043", "Code lautet 2043"), not a clause ("code, since 2019").
+ */
+const YEAR_GAP = /^[\s:：=–—-]*(?:\p{L}{1,8}[\s:：=–—-]*)?$/u;
+
+/** How far after a code a negative still speaks about it ("BF2026 at checkout"). */
+const AFTER_WINDOW = 30;
+
+/** What follows the last letter or digit of a line. */
+const LAST_WORD_CHAR = /[\p{L}\p{N}]([^\p{L}\p{N}]*)$/u;
+
+/** The rest of a Latin or Cyrillic word. */
+const WORD_REST = /^[\p{Script=Latin}\p{Script=Cyrillic}]*/u;
+
+/** Longest word ending looked at: "Sendungsverfolgungsnummer" is 25; a bound keeps hostile lines linear. */
+const MAX_WORD_REST = 40;
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+interface Line {
+  text: string;
+  keywords: Span[];
+  negatives: Span[];
+  /** Where the line's first and last letter or digit are (-1 when it has none). */
+  firstWordChar: number;
+  lastWordChar: number;
+}
+
+interface Found {
+  code: string;
+  score: number;
+  order: number;
+}
+
+function spans(pattern: RegExp, text: string): Span[] {
+  return [...text.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length }));
+}
+
+/** Whether two spans touch: overlap, or stand within `ADJACENT` characters in one sentence. */
+function touching(text: string, a: Span, b: Span): boolean {
+  if (a.end > b.start - ADJACENT && a.start < b.end + ADJACENT) {
+    const gap = text.slice(Math.min(a.end, b.end), Math.max(a.start, b.start));
+    return !/[.!?。！？;；]/.test(gap);
+  }
+  return false;
+}
+
+/** A keyword next to (or inside) a negative is not one: "zip code", "Gutscheincode", "promo code". */
+function analyse(text: string): Line {
+  // A negative stem reaches to the end of its word ("Authoriz" → "Authorization").
+  const negatives = spans(NEGATIVE, text).map((span) => ({
+    start: span.start,
+    end: span.end + (WORD_REST.exec(text.slice(span.end, span.end + MAX_WORD_REST))?.[0].length ?? 0),
+  }));
+  const keywords = spans(KEYWORD, text).filter((keyword) => !negatives.some((negative) => touching(text, negative, keyword)));
+  const firstWordChar = text.search(/[\p{L}\p{N}]/u);
+  const lastWordChar = firstWordChar === -1 ? -1 : text.length - 1 - (LAST_WORD_CHAR.exec(text)?.[1]?.length ?? 0);
+  return { text, keywords, negatives, firstWordChar, lastWordChar };
+}
+
+const hasDigit = (text: string): boolean => /\d/.test(text);
+
+/**
+ * Whether a negative before `position` on the line still speaks about what follows: it is
+ * after every keyword, and no other number stands between it and `position` (in "amount
+ * 1 500,00 ₽: 83019472" the amount took "amount").
+ */
+function negativeBefore(line: Line, position: number): boolean {
+  const negative = line.negatives.findLast((span) => span.end <= position);
+  if (negative === undefined || position - negative.end > NEGATIVE_REACH || hasDigit(line.text.slice(negative.end, position))) return false;
+  return !line.keywords.some((keyword) => keyword.start >= negative.end && keyword.end <= position);
+}
+
+/** Whether a negative right after the code, in the same sentence, labels it ("BF2026 at checkout"). */
+function negativeAfter(line: Line, end: number): boolean {
+  const rest = line.text.slice(end, end + AFTER_WINDOW);
+  const sentenceEnd = rest.search(/[.!?。！？;；]/);
+  const limit = end + (sentenceEnd === -1 ? rest.length : sentenceEnd);
+  return line.negatives.some((span) => span.start >= end && span.start < limit && !hasDigit(line.text.slice(end, span.start)));
+}
+
+/** How likely the token at `start`–`end` of line `index` is a code; 0 when it is not one. */
+function contextScore(lines: Line[], index: number, start: number, end: number, shape: CodeShape): number {
+  const line = lines[index];
+  if (line === undefined || negativeBefore(line, start) || negativeAfter(line, end)) return 0;
+
+  const before = line.keywords.findLast((span) => span.end <= start);
+  if (before !== undefined && start - before.end <= MAX_KEYWORD_BEFORE) {
+    // A year is a code only right after its keyword ("code: 2048", "code is 2043").
+    if (shape.yearLike && !YEAR_GAP.test(line.text.slice(before.end, start))) return 0;
+    return 3 - (start - before.end) / 1000;
+  }
+  if (shape.yearLike) return 0;
+
+  const after = line.keywords.find((span) => span.start >= end);
+  if (after !== undefined && after.start - end <= MAX_KEYWORD_AFTER && !line.negatives.some((span) => span.start >= end && span.start < after.start)) {
+    return 2.5 - (after.start - end) / 1000;
+  }
+
+  // A code on a line of its own, announced by the line(s) above or the line below.
+  if (line.firstWordChar < start || line.lastWordChar >= end) return 0;
+  let seen = 0;
+  for (let above = index - 1; above >= Math.max(0, index - LINES_APART) && seen < LINES_ABOVE; above -= 1) {
+    const candidate = lines[above];
+    if (candidate === undefined || candidate.firstWordChar === -1) continue;
+    seen += 1;
+    if (negativeBefore(candidate, candidate.text.length)) return 0;
+    if (candidate.keywords.length > 0) return 2 - (seen - 1) / 2;
+  }
+  const below = lines.slice(index + 1, index + 1 + LINES_APART).find((next) => next.firstWordChar !== -1);
+  const belowKeyword = below?.keywords[0];
+  return below !== undefined && belowKeyword !== undefined && !negativeBefore(below, belowKeyword.start) ? 1 : 0;
+}
+
+/** Full-width digits and Latin letters (Japanese, Chinese mail) as the ASCII a person types. */
+function asciiDigitsAndLetters(text: string): string {
+  return text.replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 0xfee0));
+}
+
+/** URLs and addresses go first: digits inside them are never codes. */
+function withoutLinks(text: string): string {
+  return text
+    .replace(/\b(?:https?:\/\/|www\.)[^\s<>"'\])]+/giu, ' ')
+    // Local part bounded as in RFC 5321 §4.5.3.1.1 (64): unbounded, a run of digits without
+    // an "@" would be rescanned from every position (quadratic).
+    .replace(/(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}.-]{1,253}/gu, ' ');
+}
+
+const SHAPE_BONUS = (code: string): number => (/^\d{6}$/.test(code) ? 0.2 : code.length <= 4 ? -0.2 : 0);
+
+/**
+ * The one-time codes of a message (docs/codes.md): tokens shaped like a code and announced
+ * by a keyword in the same line, or on a line of their own under (or above) one, in any of
+ * thirteen languages; never a number labelled as something else (order, price, phone…), a
+ * date, a time, a year, or digits inside a link. Most likely first, at most `MAX_CODES`,
+ * without duplicates; `[]` when none. Pure and bounded: at most `MAX_CODE_SCAN_CHARS` read.
+ */
+export function extractCodes(subject: string, text: string): string[] {
+  const input = withoutLinks(asciiDigitsAndLetters(`${subject}\n${text}`.slice(0, MAX_CODE_SCAN_CHARS)));
+  const lines = input.split(/\r\n|\r|\n/).map(analyse);
+  const found = new Map<string, Found>();
+  let examined = 0;
+  scan: for (const [index, line] of lines.entries()) {
+    for (const match of line.text.matchAll(CANDIDATE)) {
+      examined += 1;
+      if (examined > MAX_CODE_CANDIDATES) break scan;
+      const start = match.index;
+      const end = start + match[0].length;
+      const shape = codeShape(match[0]);
+      if (shape === null || isPartOfOtherNumber(line.text, start, end)) continue;
+      const score = contextScore(lines, index, start, end, shape);
+      if (score <= 0) continue;
+      const total = score + SHAPE_BONUS(shape.code);
+      const previous = found.get(shape.code);
+      if (previous === undefined || previous.score < total) {
+        found.set(shape.code, { code: shape.code, score: total, order: previous?.order ?? found.size });
+      }
+    }
+  }
+  return [...found.values()]
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, MAX_CODES)
+    .map((entry) => entry.code);
+}

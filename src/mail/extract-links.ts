@@ -1,0 +1,131 @@
+import { Parser } from 'htmlparser2';
+
+/**
+ * Most links returned. Sign-up and login mail has one to five; newsletters a few dozen.
+ * Past 100, the rest is footer and tracking noise nobody reads in a list.
+ */
+export const MAX_LINKS = 100;
+
+/**
+ * Longest URL kept. Browsers and CDNs refuse much past 8 KiB; 2 048 is the long-standing
+ * practical limit (and what sitemaps allow). A longer URL is skipped, never cut: a cut
+ * URL leads somewhere else.
+ */
+export const MAX_URL_CHARS = 2048;
+
+/** Longest visible text kept for a link: a button or a sentence, not a page. */
+export const MAX_LINK_TEXT_CHARS = 300;
+
+/**
+ * Most characters of HTML or text read. Sanitised HTML is itself capped (2 MiB); this
+ * bounds the plain-text path the same way and keeps link extraction linear and small.
+ */
+export const MAX_LINK_SCAN_CHARS = 2 * 1024 * 1024;
+
+/** A link of a message: where it goes, and the text a reader sees on it (`""` when none). */
+export interface MailLink {
+  url: string;
+  text: string;
+}
+
+/** A bare http(s) URL in text; trailing punctuation is trimmed afterwards. */
+const BARE_URL = /\bhttps?:\/\/[^\s<>"'`]+/giu;
+
+/** Punctuation that ends a sentence or closes a bracket around a URL rather than belonging to it. */
+const TRAILING = /[.,;:!?'"»\]}>】」）)]+$/u;
+
+/** Elements whose boundaries separate words in what a reader sees. */
+const BLOCK = new Set(['br', 'p', 'div', 'li', 'tr', 'td', 'th', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img']);
+
+const collapse = (text: string): string => text.replace(/\s+/gu, ' ').trim();
+
+function trimUrl(raw: string): string {
+  let url = raw.replace(TRAILING, '');
+  // A closing bracket belongs to the URL when it closes one opened inside it (Wikipedia links).
+  const tail = raw.slice(url.length);
+  if (tail.startsWith(')') && (url.match(/\(/g)?.length ?? 0) > (url.match(/\)/g)?.length ?? 0)) url += ')';
+  return url;
+}
+
+/** Collects links in order, first of each URL wins, within the bounds. */
+class LinkList {
+  readonly links: MailLink[] = [];
+  private readonly seen = new Set<string>();
+
+  get full(): boolean {
+    return this.links.length >= MAX_LINKS;
+  }
+
+  add(url: string, text: string): void {
+    if (this.full || url.length > MAX_URL_CHARS || !/^https?:\/\/[^/?#\s]/iu.test(url) || this.seen.has(url)) return;
+    this.seen.add(url);
+    this.links.push({ url, text: collapse(text).slice(0, MAX_LINK_TEXT_CHARS).trim() });
+  }
+
+  addBare(text: string): void {
+    for (const match of text.matchAll(BARE_URL)) this.add(trimUrl(match[0]), '');
+  }
+}
+
+function fromHtml(html: string): MailLink[] {
+  const list = new LinkList();
+  let anchor: { url: string; text: string } | null = null;
+  let outside = '';
+  const flushOutside = (): void => {
+    list.addBare(outside);
+    outside = '';
+  };
+  const closeAnchor = (): void => {
+    if (anchor !== null) list.add(anchor.url, anchor.text);
+    anchor = null;
+  };
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (name === 'a') {
+          flushOutside();
+          closeAnchor();
+          const href = attributes.href?.trim();
+          // Only links the sanitiser kept carry an href; other schemes (mailto) are not listed.
+          if (href !== undefined && /^https?:\/\//iu.test(href)) anchor = { url: href, text: '' };
+          return;
+        }
+        if (BLOCK.has(name)) {
+          if (anchor !== null) anchor.text += ' ';
+          else flushOutside();
+        }
+      },
+      ontext(text) {
+        if (anchor !== null) {
+          // Enough to fill the text bound; the rest of a huge anchor is not kept.
+          if (anchor.text.length < MAX_LINK_TEXT_CHARS * 2) anchor.text += text;
+        } else {
+          outside += text;
+        }
+      },
+      onclosetag(name) {
+        if (name === 'a') closeAnchor();
+        else if (BLOCK.has(name) && anchor === null) flushOutside();
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.write(html.slice(0, MAX_LINK_SCAN_CHARS));
+  parser.end();
+  flushOutside();
+  closeAnchor();
+  return list.links;
+}
+
+/**
+ * The http(s) links of a message (docs/codes.md, "Links"): from its sanitised HTML (the
+ * output of `sanitizeMailHtml`, so never a link the sanitiser removed), anchors with their
+ * visible text and bare URLs in the text with `""`; when there is no HTML, the bare URLs of
+ * the text. In document order, first of each URL wins, at most `MAX_LINKS`.
+ */
+export function extractLinks(sanitizedHtml: string | null, text: string): MailLink[] {
+  if (sanitizedHtml !== null && sanitizedHtml.trim() !== '') return fromHtml(sanitizedHtml);
+  const list = new LinkList();
+  list.addBare(text.slice(0, MAX_LINK_SCAN_CHARS));
+  return list.links;
+}
