@@ -1,7 +1,8 @@
-import PostalMime, { type Attachment, type Email } from 'postal-mime';
+import type { Attachment, Email } from 'postal-mime';
 import type { ParsedAttachment, ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import { cleanLine } from './clean-text.js';
+import { ExactPostalMime } from './exact-postal-mime.js';
 import { fallbackParse, rawBodyText, startsWithHeader } from './fallback-parse.js';
 import { mailBody } from './mail-body.js';
 import { structureProblem } from './input-guard.js';
@@ -104,12 +105,12 @@ export function createInlineMailParser(options: MailParserOptions = {}): MailPar
     try {
       const problem = structureProblem(raw, limits);
       if (problem !== null) throw new Error(`Message too costly to parse as MIME: ${problem}`);
-      const email = await PostalMime.parse(prepareInput(raw), {
+      const email = await new ExactPostalMime({
         attachmentEncoding: 'arraybuffer',
         maxNestingDepth: limits.maxNestingDepth,
         maxHeadersSize: limits.maxHeaderBytes,
         maxRfc822NestingDepth: limits.maxRfc822NestingDepth,
-      });
+      }).parse(prepareInput(raw));
       return toParsedMail(raw, email, limits);
     } catch (error) {
       report(error);

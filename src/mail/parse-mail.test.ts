@@ -231,7 +231,7 @@ describe('parseMail: attachments', () => {
       { filename: 'attachment-4.bin', contentType: 'application/octet-stream', contentId: null, inline: false },
     ]);
     expect(Buffer.from(mail.attachments[0]?.content ?? []).equals(png)).toBe(true);
-    expect(Buffer.from(mail.attachments[1]?.content ?? []).toString()).toBe('%PDF-1.4\n');
+    expect(Buffer.from(mail.attachments[1]?.content ?? []).toString()).toBe('%PDF-1.4');
   });
 
   it('keeps at most maxAttachments', async () => {
