@@ -57,6 +57,7 @@ export class InboxService {
       if (existing !== null && owns(session, existing) && isInboxActive(existing.expiresAt, now)) {
         return { inbox: existing, reused: true };
       }
+      await this.refuseAtLimit(session, license.id, now);
       await this.countCreation(session, clientAddress);
       const inbox = { ...this.newInbox(session, username, domain, now, license.id), licenseId: license.id };
       const result = await store.insertLicenseInbox(inbox, now, this.deps.plan.premiumMaxInboxes);
@@ -65,14 +66,17 @@ export class InboxService {
       return { inbox, reused: false };
     }
 
-    if (!premium) {
-      // Cheap answer for the common case (the inbox exists) before the fair-use budget is
-      // counted; the store decides for real in getOrCreateFreeInbox.
-      const [current] = await store.listActiveInboxes(ownerOf(session), now);
-      if (current !== undefined) return { inbox: current, reused: true };
+    if (premium) {
+      await this.refuseAtLimit(session, license.id, now);
+      await this.countCreation(session, clientAddress);
+      return { inbox: await this.insertGeneratedPremium(session, domain, now, license.id), reused: false };
     }
+    // Cheap answer for the common case (the inbox exists) before the fair-use budget is
+    // counted; the store decides for real in getOrCreateFreeInbox.
+    const [current] = await store.listActiveInboxes(ownerOf(session), now);
+    if (current !== undefined) return { inbox: current, reused: true };
     await this.countCreation(session, clientAddress);
-    return premium ? { inbox: await this.insertGeneratedPremium(session, domain, now, license.id), reused: false } : this.getOrCreateFree(session, domain, now);
+    return this.getOrCreateFree(session, domain, now);
   }
 
   /** GET /api/check/<username>: the owner's messages, newest first. */
@@ -128,6 +132,16 @@ export class InboxService {
     const domain = requested.trim().toLowerCase();
     if (!domains.includes(domain)) throw new AppError('invalid_domain');
     return domain;
+  }
+
+  /**
+   * A create at the license's maximum is refused before the creation budget is counted. Only
+   * a fast path: the store decides for real in insertLicenseInbox, atomically.
+   */
+  private async refuseAtLimit(session: Session, licenseId: string, now: Date): Promise<void> {
+    const readable = await this.deps.store.listActiveInboxes(ownerOf(session), now);
+    const active = readable.filter((inbox) => inbox.licenseId === licenseId).length;
+    if (active >= this.deps.plan.premiumMaxInboxes) throw new AppError('inbox_limit_reached');
   }
 
   private async countCreation(session: Session, clientAddress: string): Promise<void> {

@@ -69,7 +69,6 @@ describe.skipIf(!available)('paid limits hold with concurrent requests on severa
     const cookie = owner.cookie('tempinbox_session');
 
     const responses = await Promise.all(Array.from({ length: PREMIUM_CREATES }, (_, i) => clientOn(i, cookie).get('/api/create')));
-    console.log('premium creates:', statuses(responses));
     expect(statuses(responses)).toEqual({ 200: MAX_INBOXES, 403: PREMIUM_CREATES - MAX_INBOXES });
     for (const refused of responses.filter((r) => r.status === 403)) expect(refused.json.error.code).toBe('inbox_limit_reached');
     const session = await clientOn(1, cookie).get('/api/session');
@@ -81,7 +80,6 @@ describe.skipIf(!available)('paid limits hold with concurrent requests on severa
     const responses = await Promise.all(
       Array.from({ length: REDEEMS }, (_, i) => new CookieClient(nodeUrl(i)).postJson('/api/premium/redeem', { key })),
     );
-    console.log('redeems:', statuses(responses));
     expect(statuses(responses)).toEqual({ 200: MAX_SESSIONS, 409: REDEEMS - MAX_SESSIONS });
     for (const refused of responses.filter((r) => r.status === 409)) expect(refused.json.error.code).toBe('license_session_limit');
     const listed = await runBin(['license', 'list'], { DATABASE_URL: url() });
@@ -98,7 +96,6 @@ describe.skipIf(!available)('paid limits hold with concurrent requests on severa
     const responses = await Promise.all(Array.from({ length: FREE_CREATES }, (_, i) => clientOn(i, cookie).get('/api/create')));
     expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
     const emails = new Set(responses.map((r) => r.json.email as string));
-    console.log('free creates, distinct inboxes:', emails.size);
     expect(emails.size).toBe(1);
     expect((await clientOn(2, cookie).get('/api/session')).json.inboxes).toHaveLength(1);
   });
