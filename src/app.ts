@@ -62,6 +62,8 @@ export function planSettings(config: Config): PlanSettings {
     premiumMaxInboxes: config.premiumMaxInboxes,
     freeMaxMessages: config.freeMaxMessages,
     premiumMaxMessages: config.premiumMaxMessages,
+    freeMaxBytes: config.freeMaxBytes,
+    premiumMaxBytes: config.premiumMaxBytes,
   };
 }
 

@@ -26,6 +26,8 @@ describe('configuration', () => {
       maxMessageBytes: 10_485_760,
       freeMaxMessages: 100,
       premiumMaxMessages: 1000,
+      freeMaxBytes: 52_428_800,
+      premiumMaxBytes: 524_288_000,
       sweepIntervalSeconds: 60,
       rateLimits: true,
       trustProxy: false,

@@ -32,6 +32,8 @@ export interface Config {
   maxMessageBytes: number;
   freeMaxMessages: number;
   premiumMaxMessages: number;
+  freeMaxBytes: number;
+  premiumMaxBytes: number;
   sweepIntervalSeconds: number;
   rateLimits: boolean;
   trustProxy: boolean;
@@ -101,6 +103,9 @@ const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 /** 1 GiB: smtp-server buffers nothing, but we keep whole messages in memory to parse them. */
 const MAX_MESSAGE_BYTES_LIMIT = 1024 * 1024 * 1024;
 
+/** 1 TiB per inbox: far above any real quota; a larger number is a typo. */
+const MAX_INBOX_BYTES = 1024 ** 4;
+
 /** PostgreSQL's own default max_connections is 100; a pool beyond this is a typo. */
 const MAX_POOL_SIZE = 1000;
 
@@ -119,6 +124,8 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'MAX_MESSAGE_BYTES', key: 'maxMessageBytes', defaultText: '10485760', help: 'SMTP SIZE limit in bytes', parse: integer(1024, MAX_MESSAGE_BYTES_LIMIT) },
   { env: 'FREE_MAX_MESSAGES', key: 'freeMaxMessages', defaultText: '100', help: 'messages a free inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
   { env: 'PREMIUM_MAX_MESSAGES', key: 'premiumMaxMessages', defaultText: '1000', help: 'messages a premium inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
+  { env: 'FREE_MAX_BYTES', key: 'freeMaxBytes', defaultText: '52428800', help: 'raw bytes a free inbox holds (50 MiB); a message that would pass it gets 452 4.2.2', parse: integer(1024, MAX_INBOX_BYTES) },
+  { env: 'PREMIUM_MAX_BYTES', key: 'premiumMaxBytes', defaultText: '524288000', help: 'raw bytes a premium inbox holds (500 MiB); a message that would pass it gets 452 4.2.2', parse: integer(1024, MAX_INBOX_BYTES) },
   { env: 'SWEEP_INTERVAL_SECONDS', key: 'sweepIntervalSeconds', defaultText: '60', help: 'how often expired data is deleted', parse: integer(1, 86_400) },
   { env: 'RATE_LIMITS', key: 'rateLimits', defaultText: 'on', help: 'off disables request-rate limits (benchmarks, tests); message caps stay', parse: boolean('on', 'off') },
   { env: 'TRUST_PROXY', key: 'trustProxy', defaultText: 'false', help: 'take the client address from X-Forwarded-For (behind a reverse proxy)', parse: boolean('true', 'false') },

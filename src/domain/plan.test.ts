@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inboxExpiry, isInboxActive, isLicenseActive, messageCap, planLimits, type PlanSettings } from './plan.js';
 import type { License } from './types.js';
 
-const settings: PlanSettings = { freeTtlSeconds: 1800, premiumTtlSeconds: 2_592_000, premiumMaxInboxes: 10, freeMaxMessages: 100, premiumMaxMessages: 1000 };
+const settings: PlanSettings = { freeTtlSeconds: 1800, premiumTtlSeconds: 2_592_000, premiumMaxInboxes: 10, freeMaxMessages: 100, premiumMaxMessages: 1000, freeMaxBytes: 52_428_800, premiumMaxBytes: 524_288_000 };
 const t0 = new Date(Date.UTC(2026, 0, 1));
 
 describe('plan limits', () => {

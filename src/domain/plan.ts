@@ -7,6 +7,10 @@ export interface PlanSettings {
   premiumMaxInboxes: number;
   freeMaxMessages: number;
   premiumMaxMessages: number;
+  /** Raw bytes a free inbox holds (FREE_MAX_BYTES). */
+  freeMaxBytes: number;
+  /** Raw bytes a premium inbox holds (PREMIUM_MAX_BYTES). */
+  premiumMaxBytes: number;
 }
 
 /** Limits a session has now, as reported by redeem and GET /api/session. */
@@ -40,6 +44,19 @@ export function inboxExpiry(settings: PlanSettings, createdAt: Date, premium: bo
 /** How many messages an inbox holds before SMTP answers 452 (premium = owned by a license). */
 export function messageCap(settings: PlanSettings, licenseOwned: boolean): number {
   return licenseOwned ? settings.premiumMaxMessages : settings.freeMaxMessages;
+}
+
+/** How many raw bytes an inbox holds before SMTP answers 452 (premium = owned by a license). */
+export function byteCap(settings: PlanSettings, licenseOwned: boolean): number {
+  return licenseOwned ? settings.premiumMaxBytes : settings.freeMaxBytes;
+}
+
+/**
+ * Whether an inbox holding `messages` messages of `bytes` raw bytes in all takes one more of
+ * `size` bytes without passing its caps. A message bigger than the whole byte cap never fits.
+ */
+export function fitsCaps(usage: { messages: number; bytes: number }, size: number, caps: { maxMessages: number; maxBytes: number }): boolean {
+  return usage.messages + 1 <= caps.maxMessages && usage.bytes + size <= caps.maxBytes;
 }
 
 /** An inbox is active while now < expires_at (contract §4). */

@@ -15,6 +15,58 @@ import type {
 /** Result of inserting an inbox: a name clash with another stored, unexpired inbox is `taken`. */
 export type InsertInboxResult = 'created' | 'taken';
 
+/** Result of insertLicenseInbox: `limit_reached` when the license already has its maximum of active inboxes. */
+export type InsertLicenseInboxResult = InsertInboxResult | 'limit_reached';
+
+/** Result of getOrCreateFreeInbox: the owner's newest active inbox, or `inbox` when it had none. */
+export type FreeInboxResult = { status: 'existing' | 'created'; inbox: Inbox } | { status: 'taken' };
+
+/** What redeemLicense did: set the license on the session, found it already set, or refused it. */
+export type RedeemStatus = 'redeemed' | 'already_redeemed' | 'session_limit' | 'no_license';
+
+/** The limits redeemLicense applies while it counts. */
+export interface RedeemRules {
+  /** Most active inboxes of the license; adoption stops there. */
+  maxInboxes: number;
+  /** An adopted inbox expires at its created_at plus this. */
+  premiumTtlMs: number;
+}
+
+/** Most a single inbox holds: checked when a message is stored (docs/api.md "Fair use and limits"). */
+export interface InboxQuota {
+  maxMessages: number;
+  /** Sum of the raw sizes of the messages it holds. */
+  maxBytes: number;
+}
+
+/** The rules insertMessage applies to each inbox inside its transaction. */
+export interface StorePolicy {
+  /** Only an inbox active at `now` (now < expires_at) gets the message. */
+  now: Date;
+  /** Quota of an inbox no license owns. */
+  free: InboxQuota;
+  /** Quota of an inbox a license owns. */
+  premium: InboxQuota;
+  /** Inboxes without a quota (the postmaster inbox, which is trimmed instead). */
+  unlimited?: readonly string[];
+}
+
+/** What became of the message in one inbox: stored, or refused and why. */
+export type InsertOutcome =
+  | { status: 'stored'; messageId: string }
+  /** Storing it would pass the inbox's message or byte quota. */
+  | { status: 'full' }
+  /** The inbox expired before the message could be stored. */
+  | { status: 'expired' }
+  /** No such inbox (deleted or swept). */
+  | { status: 'missing' };
+
+/** Messages and raw bytes an inbox holds. */
+export interface InboxUsage {
+  messages: number;
+  bytes: number;
+}
+
 /**
  * Everything the services persist. One contract suite (test/contract/mail-store-contract.ts)
  * runs against every implementation: the in-memory fake and the SQL store (SQLite, PostgreSQL).
@@ -38,10 +90,14 @@ export interface MailStore {
   findSession(tokenHash: string, now: Date): Promise<Session | null>;
   /** Extends a session's cookie lifetime. */
   renewSession(sessionId: string, expiresAt: Date): Promise<void>;
-  /** Records that the session redeemed the license. */
-  setSessionLicense(sessionId: string, licenseId: string): Promise<void>;
-  /** How many unexpired sessions have redeemed the license. */
-  countLicenseSessions(licenseId: string, now: Date): Promise<number>;
+  /**
+   * Redeems a license for a session in one transaction that counts and writes (the license
+   * row locked on PostgreSQL): unless the session already holds it, refuses with
+   * `session_limit` when `max_sessions` unexpired sessions hold it, else sets it on the
+   * session. Then adopts the session's active free inboxes while the license has fewer than
+   * `rules.maxInboxes` active ones. `no_license` when the license or session does not exist.
+   */
+  redeemLicense(sessionId: string, licenseId: string, now: Date, rules: RedeemRules): Promise<RedeemStatus>;
 
   // --- licenses ---------------------------------------------------------------------------
   insertLicenses(licenses: License[]): Promise<void>;
@@ -67,22 +123,34 @@ export interface MailStore {
    * owner.licenseId when that is not null. Newest first, with message counts.
    */
   listActiveInboxes(owner: Owner, now: Date): Promise<InboxWithCount[]>;
-  /** Number of active inboxes owned by the license. */
-  countActiveLicenseInboxes(licenseId: string, now: Date): Promise<number>;
-  /** Gives an inbox to a license with a new expiry (redeem adopts the free inbox). */
-  adoptInbox(inboxId: string, licenseId: string, expiresAt: Date): Promise<void>;
+  /**
+   * Get-or-create of a free session's inbox, in one transaction (the session row locked on
+   * PostgreSQL): the newest active inbox `owner` can read, or else `inbox` inserted as by
+   * insertInbox. Concurrent calls for one session all answer the same inbox.
+   */
+  getOrCreateFreeInbox(inbox: Inbox, owner: Owner, now: Date): Promise<FreeInboxResult>;
+  /**
+   * insertInbox for an inbox of license `inbox.licenseId`, counting the license's active
+   * inboxes in the same transaction (the license row locked on PostgreSQL): `limit_reached`
+   * when it already has `maxInboxes`, so concurrent creates never pass the maximum.
+   */
+  insertLicenseInbox(inbox: Inbox & { licenseId: string }, now: Date, maxInboxes: number): Promise<InsertLicenseInboxResult>;
   /** Deletes an inbox and all its messages; false when it did not exist. */
   deleteInbox(inboxId: string): Promise<boolean>;
 
   // --- messages ---------------------------------------------------------------------------
   /** Messages an inbox holds now. */
   countMessages(inboxId: string): Promise<number>;
+  /** Messages and raw bytes an inbox holds now. */
+  inboxUsage(inboxId: string): Promise<InboxUsage>;
   /**
    * Stores one received message for each of the inboxes, atomically: when the promise
-   * resolves, the message is durable. Inboxes that no longer exist are skipped.
-   * Returns the new message id per inbox that got the message.
+   * resolves, the message is durable. Each inbox is decided inside the same transaction that
+   * writes (its row locked on PostgreSQL): missing, expired at `policy.now`, or full when one
+   * more message of this size would pass its quota, so concurrent deliveries never push an
+   * inbox past it. Returns one outcome per distinct inbox id given.
    */
-  insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>>;
+  insertMessage(message: NewMessage, inboxIds: string[], policy: StorePolicy): Promise<Map<string, InsertOutcome>>;
   /**
    * Messages of an inbox, newest first. With `sinceId`, only messages received after that
    * message; an id that is not a message of this inbox is ignored (all messages returned).

@@ -1,8 +1,8 @@
 import { parseRecipient } from '../domain/address.js';
 import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
-import { isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
-import type { MailStore } from '../ports/mail-store.js';
+import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
+import type { InsertOutcome, MailStore, StorePolicy } from '../ports/mail-store.js';
 import type { MailParser } from '../ports/mail-parser.js';
 
 /** The local part that is always accepted on every served domain (RFC 5321 §4.5.1). */
@@ -19,10 +19,12 @@ export interface AcceptedRecipient {
   inboxId: string | null;
 }
 
-/** Outcome of DATA: how many inboxes got the message. */
+/** Outcome of DATA: how many inboxes got the message, and how many refused it at store time. */
 export interface DeliveryResult {
   delivered: number;
   messageIds: string[];
+  /** Inboxes that were full, expired or gone when the message was stored. */
+  refused: number;
 }
 
 /** Dependencies of the delivery use case. */
@@ -44,7 +46,8 @@ export class DeliveryService {
   /**
    * Decides one `RCPT TO`. `alreadyAccepted` is how many recipients this transaction has.
    * Throws: invalid_domain (550 5.7.1 relay denied), inbox_not_found / inbox_expired
-   * (550 5.1.1), inbox_full (452 4.2.2), too_many_recipients (452 4.5.3), invalid_request.
+   * (550 5.1.1), inbox_full (452 4.2.2: at its message or byte cap), too_many_recipients
+   * (452 4.5.3), invalid_request. The caps are checked again when the message is stored.
    */
   async acceptRecipient(address: string, alreadyAccepted: number): Promise<AcceptedRecipient> {
     if (alreadyAccepted >= MAX_RECIPIENTS_PER_MESSAGE) throw new AppError('too_many_recipients');
@@ -60,8 +63,11 @@ export class DeliveryService {
     // The domain must match too: name@other-served-domain is a different address.
     if (inbox === null || inbox.domain !== parsed.domain) throw new AppError('inbox_not_found', 'No such mailbox.');
     if (!isInboxActive(inbox.expiresAt, now)) throw new AppError('inbox_expired', 'No such mailbox.');
-    const cap = messageCap(this.deps.plan, inbox.licenseId !== null);
-    if ((await this.deps.store.countMessages(inbox.id)) >= cap) throw new AppError('inbox_full');
+    const premium = inbox.licenseId !== null;
+    const usage = await this.deps.store.inboxUsage(inbox.id);
+    if (usage.messages >= messageCap(this.deps.plan, premium) || usage.bytes >= byteCap(this.deps.plan, premium)) {
+      throw new AppError('inbox_full');
+    }
     return { address, inboxId: inbox.id };
   }
 
@@ -69,6 +75,10 @@ export class DeliveryService {
    * Parses and stores a message for every accepted recipient; resolves only once it is
    * committed (the SMTP adapter answers 250 after that). Several recipients in the same
    * inbox get one copy. Postmaster mail goes to the postmaster inbox (see ensurePostmasterInbox).
+   * The store decides each inbox again (caps, expiry) in the transaction that writes. When
+   * no inbox got the message it throws: inbox_full when any was full (452 4.2.2),
+   * inbox_expired when any had expired (450 4.2.1 after DATA), else inbox_not_found.
+   * When at least one inbox got it, the others are only logged (one reply after DATA).
    */
   async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], raw: Uint8Array): Promise<DeliveryResult> {
     const inboxIds = new Set<string>();
@@ -79,13 +89,23 @@ export class DeliveryService {
     }
     const first = recipients[0]?.address ?? '';
     const parsed = await this.deps.parse(raw, { envelopeFrom, recipient: first });
-    const stored = await this.deps.store.insertMessage(
-      { envelopeFrom, parsed, raw, receivedAt: this.deps.clock.now() },
-      [...inboxIds],
-    );
-    if (stored.size === 0) throw new AppError('inbox_not_found', 'No such mailbox.');
+    const now = this.deps.clock.now();
+    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now }, [...inboxIds], this.storePolicy(now, postmasterId));
+    const messageIds = storedIds(outcomes);
+    if (messageIds.length === 0) throw refusal(outcomes);
     if (postmasterId !== null) await this.trimPostmaster(postmasterId);
-    return { delivered: stored.size, messageIds: [...stored.values()] };
+    return { delivered: messageIds.length, messageIds, refused: outcomes.size - messageIds.length };
+  }
+
+  /** The caps of the plan at `now`; the postmaster inbox has none (it is trimmed instead). */
+  private storePolicy(now: Date, postmasterId: string | null): StorePolicy {
+    const { plan } = this.deps;
+    return {
+      now,
+      free: { maxMessages: plan.freeMaxMessages, maxBytes: plan.freeMaxBytes },
+      premium: { maxMessages: plan.premiumMaxMessages, maxBytes: plan.premiumMaxBytes },
+      unlimited: postmasterId === null ? [] : [postmasterId],
+    };
   }
 
   /**
@@ -120,6 +140,19 @@ export class DeliveryService {
     await this.deps.store.insertInbox(inbox, now);
     return (await this.deps.store.findInboxByUsername(POSTMASTER))?.id ?? POSTMASTER_INBOX_ID;
   }
+}
+
+/** The ids of the stored copies. */
+function storedIds(outcomes: Map<string, InsertOutcome>): string[] {
+  return [...outcomes.values()].flatMap((outcome) => (outcome.status === 'stored' ? [outcome.messageId] : []));
+}
+
+/** Why nobody got the message: a full inbox may take it later, so that wins over expiry. */
+function refusal(outcomes: Map<string, InsertOutcome>): AppError {
+  const statuses = new Set([...outcomes.values()].map((outcome) => outcome.status));
+  if (statuses.has('full')) return new AppError('inbox_full');
+  if (statuses.has('expired')) return new AppError('inbox_expired', 'The mailbox expired during the transaction.');
+  return new AppError('inbox_not_found', 'No such mailbox.');
 }
 
 /** Fixed id of the postmaster inbox, so that concurrent first deliveries agree on it. */

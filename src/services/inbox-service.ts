@@ -57,21 +57,26 @@ export class InboxService {
       if (existing !== null && owns(session, existing) && isInboxActive(existing.expiresAt, now)) {
         return { inbox: existing, reused: true };
       }
-      await this.assertUnderLicenseLimit(license.id, now);
+      await this.refuseAtLimit(session, license.id, now);
       await this.countCreation(session, clientAddress);
-      const inbox = this.newInbox(session, username, domain, now, license.id);
-      if ((await store.insertInbox(inbox, now)) === 'taken') throw new AppError('username_taken');
+      const inbox = { ...this.newInbox(session, username, domain, now, license.id), licenseId: license.id };
+      const result = await store.insertLicenseInbox(inbox, now, this.deps.plan.premiumMaxInboxes);
+      if (result === 'limit_reached') throw new AppError('inbox_limit_reached');
+      if (result === 'taken') throw new AppError('username_taken');
       return { inbox, reused: false };
     }
 
-    if (!premium) {
-      const [current] = await store.listActiveInboxes(ownerOf(session), now);
-      if (current !== undefined) return { inbox: current, reused: true };
-    } else {
-      await this.assertUnderLicenseLimit(license.id, now);
+    if (premium) {
+      await this.refuseAtLimit(session, license.id, now);
+      await this.countCreation(session, clientAddress);
+      return { inbox: await this.insertGeneratedPremium(session, domain, now, license.id), reused: false };
     }
+    // Cheap answer for the common case (the inbox exists) before the fair-use budget is
+    // counted; the store decides for real in getOrCreateFreeInbox.
+    const [current] = await store.listActiveInboxes(ownerOf(session), now);
+    if (current !== undefined) return { inbox: current, reused: true };
     await this.countCreation(session, clientAddress);
-    return { inbox: await this.insertGenerated(session, domain, now, premium ? license.id : null), reused: false };
+    return this.getOrCreateFree(session, domain, now);
   }
 
   /** GET /api/check/<username>: the owner's messages, newest first. */
@@ -129,8 +134,13 @@ export class InboxService {
     return domain;
   }
 
-  private async assertUnderLicenseLimit(licenseId: string, now: Date): Promise<void> {
-    const active = await this.deps.store.countActiveLicenseInboxes(licenseId, now);
+  /**
+   * A create at the license's maximum is refused before the creation budget is counted. Only
+   * a fast path: the store decides for real in insertLicenseInbox, atomically.
+   */
+  private async refuseAtLimit(session: Session, licenseId: string, now: Date): Promise<void> {
+    const readable = await this.deps.store.listActiveInboxes(ownerOf(session), now);
+    const active = readable.filter((inbox) => inbox.licenseId === licenseId).length;
     if (active >= this.deps.plan.premiumMaxInboxes) throw new AppError('inbox_limit_reached');
   }
 
@@ -153,12 +163,29 @@ export class InboxService {
     };
   }
 
-  private async insertGenerated(session: Session, domain: string, now: Date, licenseId: string | null): Promise<Inbox> {
+  /** A new generated-name inbox of the license, unless it already has its maximum (one store transaction each try). */
+  private async insertGeneratedPremium(session: Session, domain: string, now: Date, licenseId: string): Promise<Inbox> {
     for (let attempt = 0; attempt < GENERATED_NAME_ATTEMPTS; attempt += 1) {
       const username = generateUsername();
       if (isReservedUsername(username)) continue;
-      const inbox = this.newInbox(session, username, domain, now, licenseId);
-      if ((await this.deps.store.insertInbox(inbox, now)) === 'created') return inbox;
+      const inbox = { ...this.newInbox(session, username, domain, now, licenseId), licenseId };
+      const result = await this.deps.store.insertLicenseInbox(inbox, now, this.deps.plan.premiumMaxInboxes);
+      if (result === 'limit_reached') throw new AppError('inbox_limit_reached');
+      if (result === 'created') return inbox;
+    }
+    throw new AppError('internal_error', 'Could not find a free generated username.');
+  }
+
+  /**
+   * The free session's one inbox: the store returns the one it has or inserts the new one in
+   * one transaction, so concurrent creates of one session all answer the same inbox.
+   */
+  private async getOrCreateFree(session: Session, domain: string, now: Date): Promise<CreateResult> {
+    for (let attempt = 0; attempt < GENERATED_NAME_ATTEMPTS; attempt += 1) {
+      const username = generateUsername();
+      if (isReservedUsername(username)) continue;
+      const result = await this.deps.store.getOrCreateFreeInbox(this.newInbox(session, username, domain, now, null), ownerOf(session), now);
+      if (result.status !== 'taken') return { inbox: result.inbox, reused: result.status === 'existing' };
     }
     throw new AppError('internal_error', 'Could not find a free generated username.');
   }

@@ -88,30 +88,18 @@ export class LicenseService {
     if (license === null || license.revokedAt !== null) throw new AppError('license_invalid');
     if (!isLicenseActive(license, now)) throw new AppError('license_expired');
 
-    if (session.licenseId !== license.id) {
-      const sessions = await store.countLicenseSessions(license.id, now);
-      if (sessions >= license.maxSessions) throw new AppError('license_session_limit');
-      await store.setSessionLicense(session.id, license.id);
-      session.licenseId = license.id;
-    }
-    await this.adoptFreeInboxes(session, license, now);
+    // One store transaction counts the license's sessions and sets it on this one, then
+    // adopts the session's active free inbox (retained for the premium TTL from its
+    // creation) unless the license is at its inbox maximum: then the inbox stays a free one
+    // of this session, still readable, with its expiry.
+    const status = await store.redeemLicense(session.id, license.id, now, {
+      maxInboxes: plan.premiumMaxInboxes,
+      premiumTtlMs: plan.premiumTtlSeconds * 1000,
+    });
+    if (status === 'session_limit') throw new AppError('license_session_limit');
+    // The session or license vanished between the lookup and the write (swept or never stored).
+    if (status === 'no_license') throw new AppError('license_invalid');
+    session.licenseId = license.id;
     return { premiumUntil: license.validUntil, limits: planLimits(plan, true) };
-  }
-
-  /**
-   * The session's active free inbox becomes the license's, retained for the premium TTL from
-   * its creation. When the license is already at its inbox maximum, the inbox stays a free
-   * one of this session (still readable, keeps its expiry) rather than exceed the limit.
-   */
-  private async adoptFreeInboxes(session: Session, license: License, now: Date): Promise<void> {
-    const { store, plan } = this.deps;
-    const inboxes = await store.listActiveInboxes({ sessionId: session.id, licenseId: null }, now);
-    let active = await store.countActiveLicenseInboxes(license.id, now);
-    for (const inbox of inboxes) {
-      if (inbox.licenseId !== null || active >= plan.premiumMaxInboxes) continue;
-      const expiresAt = new Date(inbox.createdAt.getTime() + plan.premiumTtlSeconds * 1000);
-      await store.adoptInbox(inbox.id, license.id, expiresAt);
-      active += 1;
-    }
   }
 }

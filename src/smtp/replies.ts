@@ -79,6 +79,22 @@ export function replyForError(error: unknown): SmtpReply {
   return TEMPORARY_FAILURE;
 }
 
+/**
+ * Replies after DATA that differ from SMTP_REPLIES: the store decides each inbox again when
+ * the message is committed (docs/api.md "SMTP").
+ */
+export const SMTP_DATA_REPLIES: Partial<Record<ErrorCode, SmtpReply>> = {
+  // Every recipient inbox expired between RCPT and the end of DATA. 450 (transient, so the
+  // sender's queue owns the message and its bounce) with X.2.1 "mailbox disabled, not
+  // accepting messages" (RFC 3463 §3.3); a retry meets 550 5.1.1 at RCPT.
+  inbox_expired: { code: 450, enhanced: '4.2.1', text: 'Mailbox expired, not accepting messages' },
+};
+
+/** The reply for a failure of the delivery after DATA: SMTP_DATA_REPLIES first, else as replyForError. */
+export function replyForDataError(error: unknown): SmtpReply {
+  return (isAppError(error) ? SMTP_DATA_REPLIES[error.code] : undefined) ?? replyForError(error);
+}
+
 /** The reply as one wire line without CRLF, e.g. `550 5.7.1 Relay access denied`. */
 export function formatReply(reply: SmtpReply): string {
   return `${reply.code} ${reply.enhanced} ${reply.text}`;

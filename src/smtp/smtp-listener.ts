@@ -10,7 +10,7 @@ import {
 import type { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { AppError } from '../domain/errors.js';
 import type { AcceptedRecipient, DeliveryService } from '../services/delivery-service.js';
-import { replyForError, type SmtpReply } from './replies.js';
+import { replyForDataError, replyForError, type SmtpReply } from './replies.js';
 
 /**
  * Simultaneous connections before new ones get `421` at once: benchmarks hold 500
@@ -118,6 +118,8 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
         session: session.id,
         recipients: recipients.length,
         inboxes: result.delivered,
+        // Inboxes that were full or had expired by the commit: the 250 covers the others.
+        refused: result.refused,
         bytes: message.bytes,
         domains: [...new Set(recipients.map((r) => domainOf(r.address)))],
         messageIds: result.messageIds,
@@ -193,7 +195,7 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
               callback(error);
               return;
             }
-            const reply = replyForError(error);
+            const reply = replyForDataError(error);
             logRejection(logger, error, reply, { session: session.id, bytes: stream.byteLength });
             callback(reject(reply));
           },

@@ -8,6 +8,8 @@ import {
   expectBytes,
   makeAttachment,
   makeInbox,
+  makeLicense,
+  makeSession,
   type StoreGetter,
 } from './mail-store-fixtures.js';
 
@@ -110,25 +112,35 @@ export function describeInboxContract(store: StoreGetter): void {
       expect(viaOtherSession).toEqual([{ ...fromOtherDevice, messageCount: 0 }]);
     });
 
-    it('countActiveLicenseInboxes counts the active inboxes of the license only', async () => {
-      await addInbox(store(), { licenseId: 'lic', expiresAt: at(30) });
-      await addInbox(store(), { licenseId: 'lic', expiresAt: at(60) });
-      await addInbox(store(), { licenseId: 'lic', expiresAt: at(5) });
+    it('insertLicenseInbox counts only the active inboxes of the license against its maximum', async () => {
+      const license = makeLicense();
+      await store().insertLicenses([license]);
+      await addInbox(store(), { licenseId: license.id, expiresAt: at(30) });
+      await addInbox(store(), { licenseId: license.id, expiresAt: at(5) });
       await addInbox(store(), { licenseId: 'other', expiresAt: at(60) });
-      expect(await store().countActiveLicenseInboxes('lic', at(10))).toBe(2);
-      expect(await store().countActiveLicenseInboxes('lic', at(30))).toBe(1);
-      expect(await store().countActiveLicenseInboxes('none', at(10))).toBe(0);
+      const second = { ...makeInbox({ expiresAt: at(60) }), licenseId: license.id };
+      expect(await store().insertLicenseInbox(second, at(10), 2)).toBe('created');
+      const third = { ...makeInbox({ expiresAt: at(60) }), licenseId: license.id };
+      expect(await store().insertLicenseInbox(third, at(10), 2)).toBe('limit_reached');
+      expect(await store().findInboxById(third.id)).toBeNull();
+      // At 30 the first has expired: room again.
+      expect(await store().insertLicenseInbox({ ...third, createdAt: at(30) }, at(30), 2)).toBe('created');
+      const clash = { ...makeInbox({ username: second.username }), licenseId: license.id };
+      expect(await store().insertLicenseInbox(clash, at(31), 5)).toBe('taken');
     });
 
-    it('adoptInbox gives the inbox to the license with a new expiry', async () => {
-      const inbox = await addInbox(store(), { sessionId: 's1', expiresAt: at(30) });
-      await store().adoptInbox(inbox.id, 'lic', at(1000));
-      const adopted = await store().findInboxById(inbox.id);
-      expect(adopted).toEqual({ ...inbox, licenseId: 'lic', expiresAt: at(1000) });
-      expect(await store().countActiveLicenseInboxes('lic', at(500))).toBe(1);
-      const seen = await store().listActiveInboxes({ sessionId: 'another-device', licenseId: 'lic' }, at(500));
-      expect(seen.map((i) => i.id)).toEqual([inbox.id]);
-      await expect(store().adoptInbox('missing', 'lic', at(5))).resolves.toBeUndefined();
+    it('getOrCreateFreeInbox returns the newest active inbox the owner reads, else inserts', async () => {
+      const session = makeSession();
+      await store().insertSession(session);
+      const owner = { sessionId: session.id, licenseId: null };
+      const first = makeInbox({ sessionId: session.id, expiresAt: at(30) });
+      expect(await store().getOrCreateFreeInbox(first, owner, at(1))).toEqual({ status: 'created', inbox: first });
+      expect(await store().getOrCreateFreeInbox(makeInbox({ sessionId: session.id }), owner, at(2))).toEqual({ status: 'existing', inbox: first });
+      // Expired: a new one is made.
+      const next = makeInbox({ sessionId: session.id, createdAt: at(30), expiresAt: at(60) });
+      expect(await store().getOrCreateFreeInbox(next, owner, at(30))).toEqual({ status: 'created', inbox: next });
+      const clash = makeInbox({ sessionId: 'other', username: next.username });
+      expect(await store().getOrCreateFreeInbox(clash, { sessionId: 'other', licenseId: null }, at(31))).toEqual({ status: 'taken' });
     });
 
     it('deleteInbox deletes the inbox and its mail, keeps shared copies, and frees the name', async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
 import { describeExpiryContract } from './expiry-contract.js';
 import { describeInboxContract } from './inbox-contract.js';
+import { describeLimitsContract } from './limits-contract.js';
 import { addInbox, at, deliverOne } from './mail-store-fixtures.js';
 import { describeMessageContract } from './message-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
@@ -56,5 +57,6 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeInboxContract(store);
     describeMessageContract(store);
     describeExpiryContract(store);
+    describeLimitsContract(store);
   });
 }

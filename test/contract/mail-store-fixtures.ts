@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { Inbox, License, MailHeader, NewMessage, ParsedAttachment, Session } from '../../src/domain/types.js';
-import type { MailStore } from '../../src/ports/mail-store.js';
+import type { InsertOutcome, MailStore, StorePolicy } from '../../src/ports/mail-store.js';
 
 /** Gives a contract test the store of the current test (made fresh by the suite's beforeEach). */
 export type StoreGetter = () => MailStore;
@@ -120,9 +120,30 @@ export async function addInbox(store: MailStore, overrides: Partial<Inbox> = {},
   return inbox;
 }
 
-/** Delivers a message to the inboxes and returns the new message id per inbox. */
+/** Quotas no test reaches unless it means to. */
+const UNREACHED = { maxMessages: 1_000_000, maxBytes: 1024 ** 4 };
+
+/** A store policy at `now` (default: when makeMail's messages arrive) with quotas that are never reached. */
+export function openPolicy(now = at(1), overrides: Partial<StorePolicy> = {}): StorePolicy {
+  return { now, free: UNREACHED, premium: UNREACHED, ...overrides };
+}
+
+/** The message id per inbox that got the message (the refused ones left out). */
+export function storedIds(outcomes: Map<string, InsertOutcome>): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const [inboxId, outcome] of outcomes) if (outcome.status === 'stored') ids.set(inboxId, outcome.messageId);
+  return ids;
+}
+
+/**
+ * Store time of the fixtures that set up state: before every inbox a test makes expires, so
+ * a test may give a message to an inbox it then lets expire (limits-contract tests store time).
+ */
+export const SETUP_TIME = new Date(0);
+
+/** Delivers a message to the inboxes (no quota, at SETUP_TIME) and returns the new message id per inbox. */
 export async function deliver(store: MailStore, inboxIds: string[], overrides: MailOverrides = {}): Promise<Map<string, string>> {
-  return store.insertMessage(makeMail(overrides), inboxIds);
+  return storedIds(await store.insertMessage(makeMail(overrides), inboxIds, openPolicy(SETUP_TIME)));
 }
 
 /** Delivers to one inbox and returns the message id. */

@@ -10,6 +10,9 @@ import {
   makeMail,
   randomContent,
   type StoreGetter,
+  openPolicy,
+  SETUP_TIME,
+  storedIds,
 } from './mail-store-fixtures.js';
 
 /** Messages: fan-out to several inboxes, views, since/limit, byte-exact raw and attachments, deletion. */
@@ -28,7 +31,7 @@ export function describeMessageContract(store: StoreGetter): void {
         receivedAt: at(7),
         attachments: [makeAttachment(new Uint8Array([9, 8, 7]), 'a.pdf', 'application/pdf'), makeAttachment(new Uint8Array(0), 'empty.txt', 'text/plain')],
       });
-      const ids = await store().insertMessage(mail, [inbox.id]);
+      const ids = storedIds(await store().insertMessage(mail, [inbox.id], openPolicy(SETUP_TIME)));
       const id = ids.get(inbox.id) ?? '';
       expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
@@ -253,7 +256,7 @@ export function describeMessageContract(store: StoreGetter): void {
       const raw = new Uint8Array([65, 66, 67]);
       const content = new Uint8Array([1, 2, 3]);
       const mail = makeMail({ raw, attachments: [makeAttachment(content)] });
-      const id = (await store().insertMessage(mail, [inbox.id])).get(inbox.id) ?? '';
+      const id = storedIds(await store().insertMessage(mail, [inbox.id], openPolicy(SETUP_TIME))).get(inbox.id) ?? '';
       raw.fill(0);
       content.fill(0);
       mail.parsed.headers.push({ name: 'x-added', value: 'later' });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { addInbox, at, makeLicense, makeSession, type StoreGetter } from './mail-store-fixtures.js';
 
+/** Redeem rules with room to spare. */
+const RULES = { maxInboxes: 10, premiumTtlMs: 30 * 24 * 3600 * 1000 };
+
 /** Sessions and licenses: lookups, expiry boundaries, revocation and usage counts. */
 export function describeSessionLicenseContract(store: StoreGetter): void {
   describe('sessions', () => {
@@ -32,28 +35,54 @@ export function describeSessionLicenseContract(store: StoreGetter): void {
       expect((await store().findSession(session.tokenHash, at(50)))?.expiresAt).toEqual(at(100));
     });
 
-    it('setSessionLicense records the redeemed license', async () => {
+    it('renewSession of an unknown session is a harmless no-op', async () => {
+      await expect(store().renewSession('nope', at(5))).resolves.toBeUndefined();
+    });
+
+    it('redeemLicense records the license on the session; again is already_redeemed', async () => {
+      const license = makeLicense();
+      await store().insertLicenses([license]);
       const session = makeSession();
       await store().insertSession(session);
-      await store().setSessionLicense(session.id, 'lic-9');
-      expect((await store().findSession(session.tokenHash, at(1)))?.licenseId).toBe('lic-9');
+      expect(await store().redeemLicense(session.id, license.id, at(1), RULES)).toBe('redeemed');
+      expect((await store().findSession(session.tokenHash, at(1)))?.licenseId).toBe(license.id);
+      expect(await store().redeemLicense(session.id, license.id, at(2), RULES)).toBe('already_redeemed');
+      expect(await store().redeemLicense('nope', license.id, at(2), RULES)).toBe('no_license');
+      expect(await store().redeemLicense(session.id, 'nope', at(2), RULES)).toBe('no_license');
     });
 
-    it('updates of an unknown session are harmless no-ops', async () => {
-      await expect(store().renewSession('nope', at(5))).resolves.toBeUndefined();
-      await expect(store().setSessionLicense('nope', 'lic')).resolves.toBeUndefined();
+    it('redeemLicense counts only unexpired sessions of that license against max_sessions', async () => {
+      const license = makeLicense({ maxSessions: 2 });
+      await store().insertLicenses([license]);
+      await store().insertSession(makeSession({ licenseId: license.id, expiresAt: at(60) }));
+      await store().insertSession(makeSession({ licenseId: license.id, expiresAt: at(5) }));
+      await store().insertSession(makeSession({ licenseId: 'other', expiresAt: at(60) }));
+      const late = makeSession({ expiresAt: at(60) });
+      await store().insertSession(late);
+      expect(await store().redeemLicense(late.id, license.id, at(1), RULES)).toBe('session_limit');
+      expect((await store().findSession(late.tokenHash, at(1)))?.licenseId).toBeNull();
+      expect(await store().redeemLicense(late.id, license.id, at(5), RULES)).toBe('redeemed');
     });
 
-    it('countLicenseSessions counts only unexpired sessions of that license', async () => {
-      await store().insertSession(makeSession({ licenseId: 'a', expiresAt: at(60) }));
-      await store().insertSession(makeSession({ licenseId: 'a', expiresAt: at(60) }));
-      await store().insertSession(makeSession({ licenseId: 'a', expiresAt: at(5) }));
-      await store().insertSession(makeSession({ licenseId: 'b', expiresAt: at(60) }));
-      await store().insertSession(makeSession({ licenseId: null }));
-      expect(await store().countLicenseSessions('a', at(1))).toBe(3);
-      expect(await store().countLicenseSessions('a', at(5))).toBe(2);
-      expect(await store().countLicenseSessions('b', at(1))).toBe(1);
-      expect(await store().countLicenseSessions('c', at(1))).toBe(0);
+    it('redeemLicense adopts the session\'s active free inbox with the premium expiry, up to the inbox maximum', async () => {
+      const license = makeLicense();
+      await store().insertLicenses([license]);
+      const session = makeSession();
+      await store().insertSession(session);
+      const free = await addInbox(store(), { sessionId: session.id, createdAt: at(0), expiresAt: at(30) });
+      const gone = await addInbox(store(), { sessionId: session.id, createdAt: at(0), expiresAt: at(1) });
+      expect(await store().redeemLicense(session.id, license.id, at(2), { maxInboxes: 1, premiumTtlMs: 1000 * 60_000 })).toBe('redeemed');
+      expect(await store().findInboxById(free.id)).toEqual({ ...free, licenseId: license.id, expiresAt: at(1000) });
+      expect(await store().findInboxById(gone.id)).toEqual(gone);
+      const seen = await store().listActiveInboxes({ sessionId: 'another-device', licenseId: license.id }, at(500));
+      expect(seen.map((i) => i.id)).toEqual([free.id]);
+
+      // The license is at its maximum of 1: a second session's inbox stays free.
+      const second = makeSession();
+      await store().insertSession(second);
+      const kept = await addInbox(store(), { sessionId: second.id, expiresAt: at(30) });
+      expect(await store().redeemLicense(second.id, license.id, at(3), { maxInboxes: 1, premiumTtlMs: 1000 * 60_000 })).toBe('redeemed');
+      expect(await store().findInboxById(kept.id)).toEqual(kept);
     });
 
     it('a second session with the same token hash is rejected', async () => {

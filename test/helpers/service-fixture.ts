@@ -20,6 +20,8 @@ export const DEFAULT_PLAN: PlanSettings = {
   premiumMaxInboxes: 10,
   freeMaxMessages: 100,
   premiumMaxMessages: 1000,
+  freeMaxBytes: 52_428_800,
+  premiumMaxBytes: 524_288_000,
 };
 
 /** A trivial parser for service tests: subject from the first line, the rest is the body. */

@@ -16,6 +16,8 @@ export const TEST_PLAN = {
   premiumMaxInboxes: 10,
   freeMaxMessages: 2,
   premiumMaxMessages: 5,
+  freeMaxBytes: 1_000_000,
+  premiumMaxBytes: 5_000_000,
 };
 export const TEST_MAX_MESSAGE_BYTES = 10_000;
 
@@ -35,6 +37,9 @@ export interface SmtpFixture {
   rawOf(messageId: string): Promise<string>;
   close(): Promise<void>;
 }
+
+/** fill() writes past the caps when asked to: it sets up a state, it does not deliver. */
+const UNCAPPED = { maxMessages: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
 
 const EMPTY_PARSE: ParsedMail = { from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [] };
 
@@ -81,7 +86,8 @@ export async function startSmtpFixture(
     async fill(inbox, count) {
       for (let i = 0; i < count; i += 1) {
         const raw = new TextEncoder().encode(`Subject: filler ${i}\r\n\r\nfiller\r\n`);
-        await store.insertMessage({ envelopeFrom: 'filler@example.org', parsed: EMPTY_PARSE, raw, receivedAt: clock.now() }, [inbox.id]);
+        const now = clock.now();
+        await store.insertMessage({ envelopeFrom: 'filler@example.org', parsed: EMPTY_PARSE, raw, receivedAt: now }, [inbox.id], { now, free: UNCAPPED, premium: UNCAPPED });
       }
     },
     messagesOf: (inbox) => store.listMessages(inbox.id),

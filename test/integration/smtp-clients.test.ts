@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/domain/types.js';
+import type { InsertOutcome, StorePolicy } from '../../src/ports/mail-store.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 import { startSmtpFixture } from '../helpers/smtp-fixture.js';
 import { playSession } from '../helpers/smtp-script.js';
@@ -133,10 +134,10 @@ describe('close()', () => {
     });
     /** A store whose commit waits until the test has started closing the listener. */
     class SlowStore extends MemoryMailStore {
-      override async insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>> {
+      override async insertMessage(message: NewMessage, inboxIds: string[], policy: StorePolicy): Promise<Map<string, InsertOutcome>> {
         insertStarted();
         await gate;
-        return super.insertMessage(message, inboxIds);
+        return super.insertMessage(message, inboxIds, policy);
       }
     }
     const mx = await startSmtpFixture({ store: new SlowStore() });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/domain/types.js';
-import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { StoreUnavailableError, type InsertOutcome, type StorePolicy } from '../../src/ports/mail-store.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 import { startSmtpFixture, TEST_MAX_MESSAGE_BYTES, type SmtpFixture } from '../helpers/smtp-fixture.js';
 import { playSession, type ScriptStep } from '../helpers/smtp-script.js';
@@ -302,7 +302,7 @@ describe('a client that hangs up mid-DATA', () => {
 describe('when the store fails', () => {
   /** A store whose backend dies at the moment of storing the message. */
   class DownAtInsert extends MemoryMailStore {
-    override insertMessage(_message: NewMessage, _inboxIds: string[]): Promise<Map<string, string>> {
+    override insertMessage(_message: NewMessage, _inboxIds: string[], _policy: StorePolicy): Promise<Map<string, InsertOutcome>> {
       return Promise.reject(new StoreUnavailableError('connect ECONNREFUSED 10.0.0.7:5432'));
     }
   }

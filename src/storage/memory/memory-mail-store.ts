@@ -14,7 +14,19 @@ import type {
   Session,
   SweepCounts,
 } from '../../domain/types.js';
-import { StoreUnavailableError, type InsertInboxResult, type MailStore } from '../../ports/mail-store.js';
+import { fitsCaps } from '../../domain/plan.js';
+import {
+  StoreUnavailableError,
+  type FreeInboxResult,
+  type InboxUsage,
+  type InsertInboxResult,
+  type InsertLicenseInboxResult,
+  type InsertOutcome,
+  type MailStore,
+  type RedeemRules,
+  type RedeemStatus,
+  type StorePolicy,
+} from '../../ports/mail-store.js';
 
 /** A received message, shared by its copies (the SQL `contents` row). */
 interface StoredContent {
@@ -118,15 +130,31 @@ export class MemoryMailStore implements MailStore {
     });
   }
 
-  setSessionLicense(sessionId: string, licenseId: string): Promise<void> {
+  redeemLicense(sessionId: string, licenseId: string, now: Date, rules: RedeemRules): Promise<RedeemStatus> {
+    // One synchronous step: nothing else runs between the count and the write.
     return this.op(() => {
       const session = this.sessions.get(sessionId);
-      if (session !== undefined) session.licenseId = licenseId;
+      const license = this.licenses.get(licenseId);
+      if (session === undefined || license === undefined) return 'no_license';
+      const at = now.getTime();
+      let status: RedeemStatus = 'already_redeemed';
+      if (session.licenseId !== licenseId) {
+        if (this.sessionsOf(licenseId, at) >= license.maxSessions) return 'session_limit';
+        session.licenseId = licenseId;
+        status = 'redeemed';
+      }
+      let active = this.activeInboxesOf(licenseId, at);
+      const free = [...this.inboxes.values()]
+        .filter((i) => i.sessionId === sessionId && i.licenseId === null && i.expiresAt.getTime() > at)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || compareIds(b.id, a.id));
+      for (const inbox of free) {
+        if (active >= rules.maxInboxes) break;
+        inbox.licenseId = licenseId;
+        inbox.expiresAt = new Date(inbox.createdAt.getTime() + rules.premiumTtlMs);
+        active += 1;
+      }
+      return status;
     });
-  }
-
-  countLicenseSessions(licenseId: string, now: Date): Promise<number> {
-    return this.op(() => this.sessionsOf(licenseId, now.getTime()));
   }
 
   // --- licenses ---------------------------------------------------------------------------
@@ -186,17 +214,35 @@ export class MemoryMailStore implements MailStore {
   // --- inboxes ----------------------------------------------------------------------------
 
   insertInbox(inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    return this.op(() => this.insertInboxNow(inbox, now));
+  }
+
+  getOrCreateFreeInbox(inbox: Inbox, owner: Owner, now: Date): Promise<FreeInboxResult> {
     return this.op(() => {
-      const holder = this.findByUsername(inbox.username);
-      const holderExpired = holder !== undefined && holder.expiresAt.getTime() <= now.getTime();
-      if (holder !== undefined && !holderExpired) return 'taken';
-      // An id clash is a unique violation in SQL too (the expired holder may be that very id).
-      if (this.inboxes.has(inbox.id) && !(holderExpired && holder.id === inbox.id)) return 'taken';
-      if (holder !== undefined) this.removeInbox(holder.id);
-      this.inboxes.set(inbox.id, copyInbox(inbox));
-      this.inboxByUsername.set(inbox.username, inbox.id);
-      return 'created';
+      const current = this.activeInboxesOfOwner(owner, now.getTime())[0];
+      if (current !== undefined) return { status: 'existing', inbox: copyInbox(current) };
+      return this.insertInboxNow(inbox, now) === 'created' ? { status: 'created', inbox: copyInbox(inbox) } : { status: 'taken' };
     });
+  }
+
+  insertLicenseInbox(inbox: Inbox & { licenseId: string }, now: Date, maxInboxes: number): Promise<InsertLicenseInboxResult> {
+    return this.op(() => {
+      if (this.activeInboxesOf(inbox.licenseId, now.getTime()) >= maxInboxes) return 'limit_reached';
+      return this.insertInboxNow(inbox, now);
+    });
+  }
+
+  /** insertInbox's work, synchronous so other operations can run it inside their own step. */
+  private insertInboxNow(inbox: Inbox, now: Date): InsertInboxResult {
+    const holder = this.findByUsername(inbox.username);
+    const holderExpired = holder !== undefined && holder.expiresAt.getTime() <= now.getTime();
+    if (holder !== undefined && !holderExpired) return 'taken';
+    // An id clash is a unique violation in SQL too (the expired holder may be that very id).
+    if (this.inboxes.has(inbox.id) && !(holderExpired && holder.id === inbox.id)) return 'taken';
+    if (holder !== undefined) this.removeInbox(holder.id);
+    this.inboxes.set(inbox.id, copyInbox(inbox));
+    this.inboxByUsername.set(inbox.username, inbox.id);
+    return 'created';
   }
 
   findInboxByUsername(username: string): Promise<Inbox | null> {
@@ -215,28 +261,8 @@ export class MemoryMailStore implements MailStore {
 
   listActiveInboxes(owner: Owner, now: Date): Promise<InboxWithCount[]> {
     return this.op(() =>
-      [...this.inboxes.values()]
-        .filter(
-          (i) =>
-            (i.sessionId === owner.sessionId || (owner.licenseId !== null && i.licenseId === owner.licenseId)) &&
-            i.expiresAt.getTime() > now.getTime(),
-        )
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || compareIds(b.id, a.id))
-        .map((i) => ({ ...copyInbox(i), messageCount: this.byInbox.get(i.id)?.length ?? 0 })),
+      this.activeInboxesOfOwner(owner, now.getTime()).map((i) => ({ ...copyInbox(i), messageCount: this.byInbox.get(i.id)?.length ?? 0 })),
     );
-  }
-
-  countActiveLicenseInboxes(licenseId: string, now: Date): Promise<number> {
-    return this.op(() => this.activeInboxesOf(licenseId, now.getTime()));
-  }
-
-  adoptInbox(inboxId: string, licenseId: string, expiresAt: Date): Promise<void> {
-    return this.op(() => {
-      const inbox = this.inboxes.get(inboxId);
-      if (inbox === undefined) return;
-      inbox.licenseId = licenseId;
-      inbox.expiresAt = copyDate(expiresAt);
-    });
   }
 
   deleteInbox(inboxId: string): Promise<boolean> {
@@ -253,11 +279,26 @@ export class MemoryMailStore implements MailStore {
     return this.op(() => this.byInbox.get(inboxId)?.length ?? 0);
   }
 
-  insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>> {
+  inboxUsage(inboxId: string): Promise<InboxUsage> {
+    return this.op(() => this.usageOf(inboxId));
+  }
+
+  insertMessage(message: NewMessage, inboxIds: string[], policy: StorePolicy): Promise<Map<string, InsertOutcome>> {
+    // One synchronous step: the quota check and the write cannot interleave with another delivery.
     return this.op(() => {
-      const targets = [...new Set(inboxIds)].filter((id) => this.inboxes.has(id));
-      const stored = new Map<string, string>();
-      if (targets.length === 0) return stored;
+      const outcomes = new Map<string, InsertOutcome>();
+      const size = message.raw.byteLength;
+      const unlimited = new Set(policy.unlimited ?? []);
+      for (const id of new Set(inboxIds)) {
+        const inbox = this.inboxes.get(id);
+        if (inbox === undefined) outcomes.set(id, { status: 'missing' });
+        else if (inbox.expiresAt.getTime() <= policy.now.getTime()) outcomes.set(id, { status: 'expired' });
+        else if (!unlimited.has(id) && !fitsCaps(this.usageOf(id), size, inbox.licenseId === null ? policy.free : policy.premium)) {
+          outcomes.set(id, { status: 'full' });
+        }
+      }
+      const targets = [...new Set(inboxIds)].filter((id) => !outcomes.has(id));
+      if (targets.length === 0) return outcomes;
       const { parsed } = message;
       const contentId = newId();
       this.contents.set(contentId, {
@@ -285,9 +326,10 @@ export class MemoryMailStore implements MailStore {
         const list = this.byInbox.get(inboxId) ?? [];
         list.push(copy);
         this.byInbox.set(inboxId, list);
-        stored.set(inboxId, copy.id);
+        outcomes.set(inboxId, { status: 'stored', messageId: copy.id });
       }
-      return stored;
+      // In the order the inboxes were given, like the SQL store.
+      return new Map([...new Set(inboxIds)].map((id) => [id, outcomes.get(id) ?? { status: 'missing' }]));
     });
   }
 
@@ -396,6 +438,20 @@ export class MemoryMailStore implements MailStore {
 
   private sessionsOf(licenseId: string, at: number): number {
     return [...this.sessions.values()].filter((s) => s.licenseId === licenseId && s.expiresAt.getTime() > at).length;
+  }
+
+  /** Active inboxes the owner may read, newest first. */
+  private activeInboxesOfOwner(owner: Owner, at: number): Inbox[] {
+    return [...this.inboxes.values()]
+      .filter(
+        (i) => (i.sessionId === owner.sessionId || (owner.licenseId !== null && i.licenseId === owner.licenseId)) && i.expiresAt.getTime() > at,
+      )
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || compareIds(b.id, a.id));
+  }
+
+  private usageOf(inboxId: string): InboxUsage {
+    const list = this.byInbox.get(inboxId) ?? [];
+    return { messages: list.length, bytes: list.reduce((sum, m) => sum + (this.contents.get(m.contentId)?.size ?? 0), 0) };
   }
 
   private activeInboxesOf(licenseId: string, at: number): number {

@@ -1,33 +1,39 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.js';
+import { fitsCaps } from '../../domain/plan.js';
 import type { NewMessage } from '../../domain/types.js';
+import type { InsertOutcome, StorePolicy } from '../../ports/mail-store.js';
 import type { Database } from './database.js';
 import { chunks, MAX_IDS_PER_STATEMENT } from './deletions.js';
 import type { SqlDialect } from './dialect.js';
+import { usageOf } from './limit-writes.js';
 import { toBlob, toMillis } from './row-mappers.js';
 
 /** Rows per multi-row INSERT: 100 rows × ≤ 8 columns stays far below every bind limit. */
 export const INSERT_ROWS_PER_STATEMENT = 100;
 
+/** What became of a message per inbox, in the order the inboxes were given. */
+export type DeliveryOutcomes = Map<string, InsertOutcome>;
+
 /**
- * Stores a received message once (content + attachments) and one copy per inbox that still
- * exists, in one transaction: when it resolves, every copy is committed. Returns inbox id →
- * new message id, in the order the inboxes were given; duplicates get one copy.
+ * Stores a received message once (content + attachments) and one copy per inbox that is
+ * still there, active and under its quota, in one transaction: when it resolves, every copy
+ * is committed. Returns an outcome per inbox, in the order given; duplicates get one copy.
  */
 export function insertMessageCopies(
   db: Kysely<Database>,
   dialect: SqlDialect,
-  message: NewMessage,
-  inboxIds: readonly string[],
-): Promise<Map<string, string>> {
-  if (inboxIds.length === 0) return Promise.resolve(new Map());
-  return db.transaction().execute((trx) => writeMessageCopies(trx, dialect, message, inboxIds));
+  delivery: MessageDelivery,
+): Promise<DeliveryOutcomes> {
+  if (delivery.inboxIds.length === 0) return Promise.resolve(new Map());
+  return db.transaction().execute((trx) => writeMessageCopies(trx, dialect, delivery));
 }
 
-/** One message for insertMessageGroup: the message and the inboxes it goes to. */
+/** One message for insertMessageGroup: the message, the inboxes it goes to and their rules. */
 export interface MessageDelivery {
   message: NewMessage;
   inboxIds: readonly string[];
+  policy: StorePolicy;
 }
 
 /**
@@ -38,24 +44,22 @@ export function insertMessageGroup(
   db: Kysely<Database>,
   dialect: SqlDialect,
   deliveries: readonly MessageDelivery[],
-): Promise<Array<Map<string, string>>> {
+): Promise<DeliveryOutcomes[]> {
   return db.transaction().execute(async (trx) => {
-    const results: Array<Map<string, string>> = [];
-    for (const { message, inboxIds } of deliveries) results.push(await writeMessageCopies(trx, dialect, message, inboxIds));
+    const results: DeliveryOutcomes[] = [];
+    // One after another in the one transaction: each item counts the copies the items
+    // before it wrote, so a group never pushes an inbox past its quota either.
+    for (const delivery of deliveries) results.push(await writeMessageCopies(trx, dialect, delivery));
     return results;
   });
 }
 
 /** The statements of insertMessageCopies, inside the caller's transaction. */
-async function writeMessageCopies(
-  trx: Kysely<Database>,
-  dialect: SqlDialect,
-  message: NewMessage,
-  inboxIds: readonly string[],
-): Promise<Map<string, string>> {
+async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, delivery: MessageDelivery): Promise<DeliveryOutcomes> {
+  const { message, inboxIds, policy } = delivery;
   const wanted = [...new Set(inboxIds)];
   if (wanted.length === 0) return new Map();
-  const found = new Set<string>();
+  const found = new Map<string, { expiresAt: number; licensed: boolean }>();
   for (const ids of chunks([...wanted].sort(), MAX_IDS_PER_STATEMENT)) {
     // PostgreSQL: lock the inboxes (in id order, so two deliveries never deadlock). It keeps
     // a delete or sweep from removing an inbox under us, and it serialises deliveries per
@@ -63,17 +67,36 @@ async function writeMessageCopies(
     // seq 10 and 11 and commit 11 first, and a poll `since` 11 would never see 10. SQLite
     // gets the same order from its one writer. NO KEY: the messages foreign key check
     // (FOR KEY SHARE) is not blocked by it.
+    // The lock also makes the quota check below exact: a second delivery to the inbox waits
+    // here and then counts the copies the first one committed.
     const rows = await trx
       .selectFrom('inboxes')
-      .select('id')
+      .select(['id', 'expires_at', 'license_id'])
       .where('id', 'in', ids)
       .$if(dialect.rowLocks, (q) => q.orderBy('id').forNoKeyUpdate())
       .execute();
-    for (const row of rows) found.add(row.id);
+    for (const row of rows) found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null });
   }
-  const targets = wanted.filter((id) => found.has(id));
+  const outcomes = new Map<string, InsertOutcome>(wanted.map((id) => [id, { status: 'missing' }]));
+  const now = toMillis(policy.now);
+  const unlimited = new Set(policy.unlimited ?? []);
+  const active = wanted.filter((id) => {
+    const inbox = found.get(id);
+    if (inbox !== undefined && inbox.expiresAt <= now) outcomes.set(id, { status: 'expired' });
+    return inbox !== undefined && inbox.expiresAt > now;
+  });
+  const capped = active.filter((id) => !unlimited.has(id));
+  const usage = capped.length > 0 ? await usageOf(trx, capped) : new Map();
+  const size = message.raw.byteLength;
+  const targets = active.filter((id) => {
+    if (unlimited.has(id)) return true;
+    const quota = found.get(id)?.licensed === true ? policy.premium : policy.free;
+    const fits = fitsCaps(usage.get(id) ?? { messages: 0, bytes: 0 }, size, quota);
+    if (!fits) outcomes.set(id, { status: 'full' });
+    return fits;
+  });
   // Nothing to deliver to: store nothing rather than an orphaned content.
-  if (targets.length === 0) return new Map<string, string>();
+  if (targets.length === 0) return outcomes;
 
   const { parsed } = message;
   const contentId = newId();
@@ -112,5 +135,6 @@ async function writeMessageCopies(
   for (const batch of chunks(copies, INSERT_ROWS_PER_STATEMENT)) {
     await trx.insertInto('messages').values(batch).execute();
   }
-  return new Map(copies.map((copy) => [copy.inbox_id, copy.id]));
+  for (const copy of copies) outcomes.set(copy.inbox_id, { status: 'stored', messageId: copy.id });
+  return outcomes;
 }

@@ -12,7 +12,18 @@ import type {
   Session,
   SweepCounts,
 } from '../../domain/types.js';
-import { StoreUnavailableError, type InsertInboxResult, type MailStore } from '../../ports/mail-store.js';
+import {
+  StoreUnavailableError,
+  type FreeInboxResult,
+  type InboxUsage,
+  type InsertInboxResult,
+  type InsertLicenseInboxResult,
+  type InsertOutcome,
+  type MailStore,
+  type RedeemRules,
+  type RedeemStatus,
+  type StorePolicy,
+} from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
 import type { SqlDialect } from './dialect.js';
@@ -27,6 +38,7 @@ import {
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { createHotQueries, type HotQueries } from './hot-queries.js';
+import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
@@ -44,7 +56,7 @@ export class SqlMailStore implements MailStore {
   private closed = false;
   private readonly hot: HotQueries = createHotQueries();
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
-  private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, string>> | undefined;
+  private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>> | undefined;
 
   /**
    * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
@@ -115,22 +127,10 @@ export class SqlMailStore implements MailStore {
     });
   }
 
-  setSessionLicense(sessionId: string, licenseId: string): Promise<void> {
-    return this.run('setSessionLicense', async () => {
-      await this.db.updateTable('sessions').set({ license_id: licenseId }).where('id', '=', sessionId).execute();
-    });
-  }
-
-  countLicenseSessions(licenseId: string, now: Date): Promise<number> {
-    return this.run('countLicenseSessions', async () => {
-      const row = await this.db
-        .selectFrom('sessions')
-        .select((eb) => eb.fn.countAll<DbCount>().as('n'))
-        .where('license_id', '=', licenseId)
-        .where('expires_at', '>', toMillis(now))
-        .executeTakeFirst();
-      return toCount(row?.n);
-    });
+  redeemLicense(sessionId: string, licenseId: string, now: Date, rules: RedeemRules): Promise<RedeemStatus> {
+    return this.run('redeemLicense', () =>
+      this.db.transaction().execute((trx) => redeemLicenseIn(trx, this.dialect, sessionId, licenseId, now, rules)),
+    );
   }
 
   // --- licenses ---------------------------------------------------------------------------
@@ -214,38 +214,38 @@ export class SqlMailStore implements MailStore {
   // --- inboxes ----------------------------------------------------------------------------
 
   insertInbox(inbox: Inbox, now: Date): Promise<InsertInboxResult> {
-    return this.run('insertInbox', async () => {
-      try {
-        await this.db.transaction().execute(async (trx) => {
-          const expired = await trx
-            .selectFrom('inboxes')
-            .select('id')
-            .where('username', '=', inbox.username)
-            .where('expires_at', '<=', toMillis(now))
-            .$if(this.dialect.rowLocks, (q) => q.forUpdate())
-            .execute();
-          // A later holder of the name must never read the earlier holder's mail.
-          if (expired.length > 0) await deleteInboxesWithMessages(trx, this.dialect, expired.map((row) => row.id));
-          await trx
-            .insertInto('inboxes')
-            .values({
-              id: inbox.id,
-              username: inbox.username,
-              domain: inbox.domain,
-              created_at: toMillis(inbox.createdAt),
-              expires_at: toMillis(inbox.expiresAt),
-              session_id: inbox.sessionId,
-              license_id: inbox.licenseId,
-            })
-            .execute();
-        });
+    return this.run('insertInbox', () =>
+      this.nameTakenAs<InsertInboxResult>('taken', async () => {
+        await this.db.transaction().execute((trx) => insertInboxIn(trx, this.dialect, inbox, now));
         return 'created';
-      } catch (error) {
-        // The unique index decides races: whoever commits first holds the name.
-        if (this.dialect.isUniqueViolation(error)) return 'taken';
-        throw error;
-      }
-    });
+      }),
+    );
+  }
+
+  getOrCreateFreeInbox(inbox: Inbox, owner: Owner, now: Date): Promise<FreeInboxResult> {
+    return this.run('getOrCreateFreeInbox', () =>
+      this.nameTakenAs<FreeInboxResult>({ status: 'taken' }, () =>
+        this.db.transaction().execute((trx) => getOrCreateFreeInboxIn(trx, this.dialect, inbox, owner, now)),
+      ),
+    );
+  }
+
+  insertLicenseInbox(inbox: Inbox & { licenseId: string }, now: Date, maxInboxes: number): Promise<InsertLicenseInboxResult> {
+    return this.run('insertLicenseInbox', () =>
+      this.nameTakenAs<InsertLicenseInboxResult>('taken', () =>
+        this.db.transaction().execute((trx) => insertLicenseInboxIn(trx, this.dialect, inbox, now, maxInboxes)),
+      ),
+    );
+  }
+
+  /** Runs an inbox insert; the unique index decides name races: whoever commits first holds the name. */
+  private async nameTakenAs<T>(taken: T, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return taken;
+      throw error;
+    }
   }
 
   findInboxByUsername(username: string): Promise<Inbox | null> {
@@ -288,28 +288,6 @@ export class SqlMailStore implements MailStore {
     });
   }
 
-  countActiveLicenseInboxes(licenseId: string, now: Date): Promise<number> {
-    return this.run('countActiveLicenseInboxes', async () => {
-      const row = await this.db
-        .selectFrom('inboxes')
-        .select((eb) => eb.fn.countAll<DbCount>().as('n'))
-        .where('license_id', '=', licenseId)
-        .where('expires_at', '>', toMillis(now))
-        .executeTakeFirst();
-      return toCount(row?.n);
-    });
-  }
-
-  adoptInbox(inboxId: string, licenseId: string, expiresAt: Date): Promise<void> {
-    return this.run('adoptInbox', async () => {
-      await this.db
-        .updateTable('inboxes')
-        .set({ license_id: licenseId, expires_at: toMillis(expiresAt) })
-        .where('id', '=', inboxId)
-        .execute();
-    });
-  }
-
   deleteInbox(inboxId: string): Promise<boolean> {
     return this.run('deleteInbox', () =>
       this.db.transaction().execute(async (trx) => {
@@ -330,11 +308,15 @@ export class SqlMailStore implements MailStore {
     });
   }
 
-  insertMessage(message: NewMessage, inboxIds: string[]): Promise<Map<string, string>> {
+  inboxUsage(inboxId: string): Promise<InboxUsage> {
+    return this.run('inboxUsage', async () => (await usageOf(this.db, [inboxId])).get(inboxId) ?? { messages: 0, bytes: 0 });
+  }
+
+  insertMessage(message: NewMessage, inboxIds: string[], policy: StorePolicy): Promise<Map<string, InsertOutcome>> {
     return this.run('insertMessage', () =>
       this.messageQueue === undefined || inboxIds.length === 0
-        ? insertMessageCopies(this.db, this.dialect, message, inboxIds)
-        : this.messageQueue.push({ message, inboxIds }),
+        ? insertMessageCopies(this.db, this.dialect, { message, inboxIds, policy })
+        : this.messageQueue.push({ message, inboxIds, policy }),
     );
   }
 

@@ -10,6 +10,9 @@ const root = mkdtempSync(join(tmpdir(), 'tempinbox-group-commit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const NOW = new Date(Date.UTC(2030, 0, 1));
+/** No quota in reach: these tests are about commits, not limits. */
+const UNCAPPED = { maxMessages: 1_000_000, maxBytes: 1024 ** 3 };
+const POLICY = { now: NOW, free: UNCAPPED, premium: UNCAPPED };
 
 function mail(n: number) {
   const raw = new TextEncoder().encode(`Subject: ${n}\r\n\r\nbody ${n}\r\n`);
@@ -39,8 +42,9 @@ describe('SQLite store: group commit of messages', () => {
     try {
       const seen = await Promise.all(
         Array.from({ length: 100 }, async (_, n) => {
-          const ids = await store.insertMessage(mail(n), [inbox.id]);
-          return Number(exists.get(ids.get(inbox.id)));
+          const ids = await store.insertMessage(mail(n), [inbox.id], POLICY);
+          const outcome = ids.get(inbox.id);
+          return Number(exists.get(outcome?.status === 'stored' ? outcome.messageId : ''));
         }),
       );
       expect(seen).toEqual(Array.from({ length: 100 }, () => 1));
@@ -59,7 +63,7 @@ describe('SQLite store: group commit of messages', () => {
     saboteur.exec('drop index messages_content_id; drop table messages');
     saboteur.close();
     try {
-      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, n) => store.insertMessage(mail(n), [inbox.id])));
+      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, n) => store.insertMessage(mail(n), [inbox.id], POLICY)));
       for (const result of results) {
         expect(result.status).toBe('rejected');
         if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreUnavailableError);
@@ -71,7 +75,7 @@ describe('SQLite store: group commit of messages', () => {
 
   it('commits what is queued before close() closes the database', async () => {
     const { path, store, inbox } = await storeWithInbox('closing');
-    const pending = Promise.all(Array.from({ length: 10 }, (_, n) => store.insertMessage(mail(n), [inbox.id])));
+    const pending = Promise.all(Array.from({ length: 10 }, (_, n) => store.insertMessage(mail(n), [inbox.id], POLICY)));
     await store.close();
     await expect(pending).resolves.toHaveLength(10);
     const reader = new BetterSqlite3(path, { readonly: true });

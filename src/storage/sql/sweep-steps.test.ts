@@ -21,6 +21,9 @@ describe('prefixWithin', () => {
   });
 });
 
+/** No quota in reach: this test is about sweeping. */
+const UNCAPPED = { maxMessages: 1_000_000, maxBytes: 1024 ** 3 };
+
 describe('deleteExpired on SQLite, in steps of at most SWEEP_MESSAGES_PER_TRANSACTION messages', () => {
   it('still deletes the whole batch in one call when it holds more messages than one step', async () => {
     const store = createSqliteStore(':memory:');
@@ -34,7 +37,7 @@ describe('deleteExpired on SQLite, in steps of at most SWEEP_MESSAGES_PER_TRANSA
       await store.insertInbox({ id, username: `u${n}`, domain: 'tempinbox.test', createdAt: created, expiresAt: expired, sessionId: null, licenseId: null }, created);
       const raw = new TextEncoder().encode('Subject: x\r\n\r\nx\r\n');
       const parsed = { from: '', to: '', subject: 'x', text: 'x', html: null, headers: [], messageId: null, attachments: [] };
-      await Promise.all(Array.from({ length: each }, () => store.insertMessage({ envelopeFrom: '', parsed, raw, receivedAt: created }, [id])));
+      await Promise.all(Array.from({ length: each }, () => store.insertMessage({ envelopeFrom: '', parsed, raw, receivedAt: created }, [id], { now: created, free: UNCAPPED, premium: UNCAPPED })));
     }
     const later = new Date(expired.getTime() + 1);
     expect(await store.deleteExpired(later, 500)).toEqual({ inboxes, messages: inboxes * each, sessions: 0 });
