@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'session_required',
   'premium_required',
   'inbox_limit_reached',
+  'cross_site_request',
   'inbox_not_found',
   'not_found',
   'method_not_allowed',
@@ -38,6 +39,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   session_required: 'This call needs the session cookie set by GET /api/create.',
   premium_required: 'Custom usernames need a Premium license redeemed in this session.',
   inbox_limit_reached: 'This Premium license already has its maximum number of active inboxes.',
+  cross_site_request:
+    'A page of another site (or another origin) may not make this call; use the tempinbox web app or a non-browser client.',
   inbox_not_found: 'No such inbox in this session.',
   not_found: 'Not found.',
   method_not_allowed: 'Method not allowed on this path.',

@@ -12,6 +12,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   session_required: 401,
   premium_required: 403,
   inbox_limit_reached: 403,
+  cross_site_request: 403,
   inbox_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,

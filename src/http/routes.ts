@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { guardStateChangingRoutes } from './cross-site-guard.js';
 import { attachmentHandler, deleteMessageHandler, messageHandler, rawMessageHandler } from './handlers/message-handlers.js';
 import { checkInboxHandler, createInboxHandler, deleteInboxHandler, domainsHandler, sessionHandler } from './handlers/inbox-handlers.js';
 import { healthHandler, metricsHandler, readyHandler } from './handlers/ops-handlers.js';
@@ -8,10 +9,13 @@ import type { AttachmentParams, CheckQuery, CreateQuery, InboxParams, MessagePar
 import { schemas } from './schemas/inbox-schemas.js';
 
 /**
- * The route table: every METHOD path → handler of the service, in one place (style.md §9).
+ * The route table: every METHOD path → handler of the service, in one place.
  * The OpenAPI document is generated from these schemas by @fastify/swagger.
  */
 export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  // Every route below that changes state (POST, DELETE, and GETs flagged `changesState`)
+  // refuses requests made by another site's page: docs/api.md "Session cookie".
+  guardStateChangingRoutes(app);
   const spec = { tags: ['spec'] };
   const extra = { tags: ['beyond the spec'], security: [{ session: [] }] };
   /** Routes that need the session cookie (the OpenAPI `session` security scheme). */
@@ -19,7 +23,7 @@ export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const ops = { tags: ['operations'] };
 
   app.get<{ Querystring: CreateQuery }>('/api/create',
-    { schema: { ...spec, summary: 'Create an inbox, or reuse the session’s current one', ...schemas.create } },
+    { config: { changesState: true }, schema: { ...spec, summary: 'Create an inbox, or reuse the session’s current one', ...schemas.create } },
     createInboxHandler(deps));
   app.get<{ Params: InboxParams; Querystring: CheckQuery }>('/api/check/:username',
     { schema: { ...spec, ...cookie, summary: 'Poll an inbox the session owns', ...schemas.check } },

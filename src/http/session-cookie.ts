@@ -10,11 +10,15 @@ export function readSessionToken(request: FastifyRequest): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Sets (or renews) the session cookie: HttpOnly, SameSite=Lax, Path=/, 30 days, Secure on https. */
+/**
+ * Sets (or renews) the session cookie: HttpOnly, SameSite=Strict, Path=/, 30 days, Secure on
+ * https. Strict, not Lax: GET /api/create changes state, and Lax would send the cookie with a
+ * cross-site link or redirect to it (docs/api.md "Session cookie").
+ */
 export function setSessionCookie(reply: FastifyReply, token: string, secure: boolean): void {
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,
-    sameSite: 'lax',
+    sameSite: 'strict',
     path: '/',
     secure,
     maxAge: SESSION_LIFETIME_SECONDS,

@@ -32,7 +32,7 @@ describe('API flow end to end', () => {
     const setCookie = created.headers.getSetCookie().join('\n');
     expect(setCookie).toMatch(/^tempinbox_session=[A-Za-z0-9_-]{43};/);
     expect(setCookie).toContain('HttpOnly');
-    expect(setCookie).toContain('SameSite=Lax');
+    expect(setCookie).toContain('SameSite=Strict');
     expect(setCookie).toContain('Path=/');
     expect(setCookie).toContain('Max-Age=2592000');
     expect(setCookie).not.toContain('Secure');

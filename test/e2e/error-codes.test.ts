@@ -59,6 +59,20 @@ describe('error codes end to end', () => {
     expectError(await client.get('/api/check/nosuchinbox'), 404, 'inbox_not_found');
   });
 
+  it('cross_site_request: a state-changing call a page of another site made; nothing is stored', async () => {
+    const client = new CookieClient(server.baseUrl);
+    const { json: inbox } = await client.get('/api/create');
+    const crossSite = { 'sec-fetch-site': 'cross-site' };
+    const stranger = new CookieClient(server.baseUrl);
+    const forged = await stranger.get('/api/create', crossSite);
+    expectError(forged, 403, 'cross_site_request');
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expectError(await client.get('/api/create?username=forged', crossSite), 403, 'cross_site_request');
+    expectError(await client.request('POST', '/api/premium/redeem', '{"key":"x"}', { 'content-type': 'application/json', ...crossSite }), 403, 'cross_site_request');
+    expectError(await client.request('DELETE', `/api/inbox/${inbox.username}`, undefined, crossSite), 403, 'cross_site_request');
+    expect((await client.get(`/api/check/${inbox.username}`)).status).toBe(200);
+  });
+
   it('license_invalid, username_taken, inbox_limit_reached, license_session_limit, license_expired', async () => {
     const key = await mint(['--max-sessions', '2']);
     expect(key).toMatch(/^TI(-[0-9A-Z]{8}){4}$/);

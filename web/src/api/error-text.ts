@@ -8,6 +8,7 @@ const TEXT: Record<string, string> = {
   session_required: 'Your session has ended. Reload the page to get a new address.',
   premium_required: 'Custom names need Premium. Enter a license key first.',
   inbox_limit_reached: 'You already have the most inboxes your license allows. Delete one to make room.',
+  cross_site_request: 'That request came from another website and was refused. Use this page directly.',
   inbox_not_found: 'This inbox no longer exists. Get a new address.',
   not_found: 'That message is gone: it was deleted or its inbox has expired.',
   method_not_allowed: 'The request was not understood. Reload the page and try again.',
