@@ -56,17 +56,19 @@ export const PARSE_WORKER_IDLE_MS = 10_000;
 export const MAX_QUEUED_PARSES = 64;
 
 /**
- * V8 heap of one worker (old generation). Measured peak for the worst 10 MiB messages we
- * know (an HTML body at the size limit, a base64 attachment at the size limit) is under
- * 200 MiB; 512 leaves room for shapes we do not know while a runaway parse still ends in
- * ERR_WORKER_OUT_OF_MEMORY for its message alone, not in the whole process being killed.
+ * V8 heap of one worker (old generation). Measured on 10 MiB messages (MAX_MESSAGE_BYTES):
+ * a base64 attachment or long text parses within 64 MiB, an HTML body at the size limit (the
+ * worst we know: postal-mime's strings plus the sanitiser's tree) needs between 64 and 128.
+ * 256 leaves twice that for shapes we do not know, and keeps the worst case of all workers
+ * at once near 1 GiB; past it the worker dies with ERR_WORKER_OUT_OF_MEMORY and only its
+ * message falls back, instead of the whole process growing until the kernel kills it.
  */
-export const PARSE_WORKER_MAX_OLD_GENERATION_MB = 512;
+export const PARSE_WORKER_MAX_OLD_GENERATION_MB = 256;
 
 /**
- * Young generation (semi-spaces) of one worker. A parse allocates many short-lived strings
- * and chunks; 64 MiB keeps scavenges cheap for 10 MiB inputs without letting the young
- * generation grow past V8's own default ceiling on 64-bit.
+ * Young generation of one worker. A parse allocates many short-lived strings and chunks
+ * (each 10 MiB input is decoded and split more than once); 64 MiB keeps those in cheap
+ * scavenges instead of promoting them, and is counted on top of the old generation.
  */
 export const PARSE_WORKER_MAX_YOUNG_GENERATION_MB = 64;
 
@@ -112,30 +114,35 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
   const maxQueued = options.maxQueued ?? MAX_QUEUED_PARSES;
   const report = safeReporter(options.onParseError);
   const { url, execArgv } = workerEntry(options.workerUrl);
-  const pool = new Piscina<ParseRequest, ParseReply>({
-    filename: url.href,
-    // The worker module's named export (WORKER_EXPORT) that parses one message.
-    name: WORKER_EXPORT,
-    execArgv,
-    workerData: { limits },
-    // piscina replaces a crashed or aborted worker only up to minThreads, and hands the
-    // queue to a worker only when one becomes ready: with 0, the messages queued behind a
-    // poison message would wait for the deadline. One idle (unref'd) thread is the price.
-    minThreads: 1,
-    maxThreads,
-    idleTimeout: options.idleMs ?? PARSE_WORKER_IDLE_MS,
-    // One message per worker at a time: a crash or an abort then concerns that message only.
-    concurrentTasksPerWorker: 1,
-    // The worker awaits postal-mime's streams: its event loop must run, not sleep in Atomics.wait.
-    atomics: 'disabled',
-    resourceLimits: {
-      maxOldGenerationSizeMb: PARSE_WORKER_MAX_OLD_GENERATION_MB,
-      maxYoungGenerationSizeMb: PARSE_WORKER_MAX_YOUNG_GENERATION_MB,
-      stackSizeMb: PARSE_WORKER_STACK_MB,
-    },
-  });
-  // A worker failing with no task of ours in it (e.g. while idle): nothing is owed to anyone.
-  pool.on('error', (error: unknown) => report(error));
+  const startPool = (): Piscina<ParseRequest, ParseReply> => {
+    const started = new Piscina<ParseRequest, ParseReply>({
+      filename: url.href,
+      // The worker module's named export (WORKER_EXPORT) that parses one message.
+      name: WORKER_EXPORT,
+      execArgv,
+      workerData: { limits },
+      // piscina replaces a crashed or aborted worker only up to minThreads, and hands the
+      // queue to a worker only when one becomes ready: with 0, the messages queued behind a
+      // poison message would wait for the deadline. One idle (unref'd) thread is the price.
+      minThreads: 1,
+      maxThreads,
+      idleTimeout: options.idleMs ?? PARSE_WORKER_IDLE_MS,
+      // One message per worker at a time: a crash or an abort then concerns that message only.
+      concurrentTasksPerWorker: 1,
+      // The worker awaits postal-mime's streams: its event loop must run, not sleep in Atomics.wait.
+      atomics: 'disabled',
+      resourceLimits: {
+        maxOldGenerationSizeMb: PARSE_WORKER_MAX_OLD_GENERATION_MB,
+        maxYoungGenerationSizeMb: PARSE_WORKER_MAX_YOUNG_GENERATION_MB,
+        stackSizeMb: PARSE_WORKER_STACK_MB,
+      },
+    });
+    // A worker failing with no task of ours in it (e.g. while idle): nothing is owed to anyone.
+    started.on('error', (error: unknown) => report(error));
+    return started;
+  };
+  // Started on the first message, so that an app that never receives mail starts no thread.
+  let pool: Piscina<ParseRequest, ParseReply> | undefined;
   // Counted here rather than with piscina's maxQueue, which does not count tasks given an
   // AbortSignal (every one of ours).
   let inFlight = 0;
@@ -149,7 +156,7 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), deadlineMs);
     try {
-      const reply = await pool.run({ raw, context }, { signal: deadline.signal });
+      const reply = await (pool ??= startPool()).run({ raw, context }, { signal: deadline.signal });
       for (const message of reply.errors) report(new Error(message));
       return reply.parsed;
     } catch (error) {
@@ -166,7 +173,7 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
   return Object.assign(parse, {
     async close(): Promise<void> {
       closed = true;
-      await pool.destroy();
+      await pool?.destroy();
     },
   });
 }

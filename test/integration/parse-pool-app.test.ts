@@ -1,0 +1,109 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { sendWithNodemailer } from '../helpers/send-mail.js';
+
+const POISON_WORKER = new URL('../fixtures/workers/poison-parse-worker.ts', import.meta.url);
+const dir = mkdtempSync(join(tmpdir(), 'tempinbox-parse-pool-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A message with one attachment; `poison` makes the test worker fail on it. */
+function rawMessage(to: string, subject: string, poison?: string): string {
+  return [
+    'From: Sender <sender@example.org>',
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    ...(poison === undefined ? [] : [`X-Test-Poison: ${poison}`]),
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary=b',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    `body of ${subject}`,
+    '--b',
+    'Content-Type: application/octet-stream; name=a.bin',
+    'Content-Disposition: attachment; filename=a.bin',
+    'Content-Transfer-Encoding: base64',
+    '',
+    'AAECAw==',
+    '--b--',
+    '',
+  ].join('\r\n');
+}
+
+/** OS threads of this process (Linux): each worker thread is one. */
+function osThreads(): number {
+  return readdirSync('/proc/self/task').length;
+}
+
+/** Active resources by type (what keeps the event loop alive). */
+function resourceCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * Waits up to 5 s: shorter than PARSE_WORKER_IDLE_MS, so that a worker leaving by its idle
+ * timeout cannot pass for one that stop() ended.
+ */
+async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('parse workers in the app', () => {
+  it('stores a message that kills its parse worker, with its raw bytes and the header-only parse, takes the next one normally, and stop() leaves no thread or handle behind', async () => {
+    const resourcesBefore = resourceCounts();
+    const app = await createApp(
+      loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off', DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` }),
+      { logger: createLogger('silent'), parseWorkerUrl: POISON_WORKER },
+    );
+    let stopped = false;
+    try {
+      const { smtpPort } = await app.start();
+      const created = await app.http.inject({ method: 'GET', url: '/api/create' });
+      const cookie = String(created.headers['set-cookie']).split(';')[0] ?? '';
+      const email = created.json().email as string;
+
+      const poison = rawMessage(email, 'poison', 'exit');
+      expect(await sendWithNodemailer(smtpPort, { envelope: { from: 'sender@example.org', to: [email] }, raw: poison })).toMatch(/^250/);
+      expect(await sendWithNodemailer(smtpPort, { envelope: { from: 'sender@example.org', to: [email] }, raw: rawMessage(email, 'healthy') })).toMatch(
+        /^250/,
+      );
+
+      const check = await app.http.inject({ method: 'GET', url: `/api/check/${email}`, headers: { cookie } });
+      const emails = check.json().emails as Array<{ id: string; subject: string; attachments: unknown[] }>;
+      expect(emails.map((message) => message.subject)).toEqual(['healthy', 'poison']);
+      const [healthy, poisoned] = emails;
+      expect(healthy?.attachments).toHaveLength(1);
+      // The header-only fallback: headers read, no MIME structure.
+      expect(poisoned?.attachments).toEqual([]);
+      const raw = await app.http.inject({ method: 'GET', url: `/api/messages/${poisoned?.id ?? ''}/raw`, headers: { cookie } });
+      expect(raw.statusCode).toBe(200);
+      // The server may put trace headers in front; the bytes received follow unchanged.
+      expect(raw.body.endsWith(poison)).toBe(true);
+
+      const threadsRunning = osThreads();
+      await app.stop();
+      stopped = true;
+      // Relative: other threads of the process (libuv's pool) may have started meanwhile.
+      await eventually(() => osThreads() < threadsRunning);
+      expect(osThreads()).toBeLessThan(threadsRunning);
+      const leftover = (): string[] =>
+        [...resourceCounts()].filter(([type, count]) => count > (resourcesBefore.get(type) ?? 0)).map(([type, count]) => `${type}×${count}`);
+      await eventually(() => leftover().length === 0);
+      expect(leftover()).toEqual([]);
+    } finally {
+      if (!stopped) await app.stop();
+    }
+  }, 90_000);
+});
