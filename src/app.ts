@@ -9,7 +9,7 @@ import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
 import type { PlanSettings } from './domain/plan.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
-import { createWorkerMailParser } from './mail/worker-mail-parser.js';
+import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
@@ -52,8 +52,8 @@ export interface AppOverrides {
   logger?: Logger;
   store?: MailStore;
   rateLimiter?: RateLimiter;
-  /** Tests only: the parse workers run this module instead (one that can crash on purpose). */
-  parseWorkerUrl?: URL;
+  /** Tests only: parse pool settings (a worker module that can crash on purpose, a small queue). */
+  parsePool?: Pick<WorkerMailParserOptions, 'workerUrl' | 'threads' | 'maxQueued' | 'deadlineMs'>;
 }
 
 /** Plan numbers from the configuration. */
@@ -99,7 +99,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const messages = new MessageService(store, clock);
   const licenses = new LicenseService({ store, clock, fairUse, plan });
   const parse = createWorkerMailParser({
-    workerUrl: overrides.parseWorkerUrl,
+    ...overrides.parsePool,
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
   });
   const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan });

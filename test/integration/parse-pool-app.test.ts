@@ -65,7 +65,7 @@ describe('parse workers in the app', () => {
     const resourcesBefore = resourceCounts();
     const app = await createApp(
       loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off', DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` }),
-      { logger: createLogger('silent'), parseWorkerUrl: POISON_WORKER },
+      { logger: createLogger('silent'), parsePool: { workerUrl: POISON_WORKER } },
     );
     let stopped = false;
     try {
@@ -104,6 +104,33 @@ describe('parse workers in the app', () => {
       expect(leftover()).toEqual([]);
     } finally {
       if (!stopped) await app.stop();
+    }
+  }, 90_000);
+
+  it('answers 451 while the parse queue is full, so the sender retries, and takes the message once there is room', async () => {
+    const app = await createApp(loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off', DATABASE_URL: 'sqlite::memory:' }), {
+      logger: createLogger('silent'),
+      parsePool: { workerUrl: POISON_WORKER, threads: 1, maxQueued: 0, deadlineMs: 60_000 },
+    });
+    try {
+      const { smtpPort } = await app.start();
+      const created = await app.http.inject({ method: 'GET', url: '/api/create' });
+      const cookie = String(created.headers['set-cookie']).split(';')[0] ?? '';
+      const email = created.json().email as string;
+      const envelope = { from: 'sender@example.org', to: [email] };
+
+      const busy = sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'busy', 'slow-8000') });
+      // Until the slow message holds the one worker, and so the whole queue.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const refused = await sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'refused') }).catch((error: unknown) => error);
+      expect((refused as { response?: string }).response).toMatch(/^451 4\.3\.0/);
+      expect(await busy).toMatch(/^250/);
+      expect(await sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'retried') })).toMatch(/^250/);
+
+      const check = await app.http.inject({ method: 'GET', url: `/api/check/${email}`, headers: { cookie } });
+      expect((check.json().emails as Array<{ subject: string }>).map((message) => message.subject)).toEqual(['retried', 'busy']);
+    } finally {
+      await app.stop();
     }
   }, 90_000);
 });
