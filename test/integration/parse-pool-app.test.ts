@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,15 @@ async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void>
   while (!check()) {
     if (Date.now() > until) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Waits for a condition that must come true (fails the test after 30 s). */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -119,11 +128,14 @@ describe('parse workers in the app', () => {
       const email = created.json().email as string;
       const envelope = { from: 'sender@example.org', to: [email] };
 
-      const busy = sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'busy', 'slow-8000') });
-      // Until the slow message holds the one worker, and so the whole queue.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The first message holds the one worker (and so the whole queue) until released.
+      const hold = mkdtempSync(join(dir, 'hold-'));
+      writeFileSync(join(hold, 'hold'), '');
+      const busy = sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'busy', `hold:${hold}`) });
+      await until(() => existsSync(join(hold, 'started')));
       const refused = await sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'refused') }).catch((error: unknown) => error);
       expect((refused as { response?: string }).response).toMatch(/^451 4\.3\.0/);
+      rmSync(join(hold, 'hold'));
       expect(await busy).toMatch(/^250/);
       expect(await sendWithNodemailer(smtpPort, { envelope, raw: rawMessage(email, 'retried') })).toMatch(/^250/);
 
