@@ -9,7 +9,7 @@ import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
 import type { PlanSettings } from './domain/plan.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
-import { createMailParser } from './mail/parse-mail.js';
+import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
@@ -36,7 +36,7 @@ export interface ListeningPorts {
 /** The assembled service: start, stop, and its parts for tests. */
 export interface App {
   start(): Promise<ListeningPorts>;
-  /** Stops accepting, drains in-flight work (bounded), closes the database. */
+  /** Stops accepting, drains in-flight work (bounded), then ends the parse workers and metrics collectors and closes the database. */
   stop(): Promise<void>;
   readonly store: MailStore;
   readonly http: FastifyInstance;
@@ -52,6 +52,8 @@ export interface AppOverrides {
   logger?: Logger;
   store?: MailStore;
   rateLimiter?: RateLimiter;
+  /** Tests only: parse pool settings (a worker module that can crash on purpose, a small queue). */
+  parsePool?: Pick<WorkerMailParserOptions, 'workerUrl' | 'threads' | 'maxQueued' | 'deadlineMs'>;
 }
 
 /** Plan numbers from the configuration. */
@@ -98,7 +100,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan });
   const messages = new MessageService(store, clock);
   const licenses = new LicenseService({ store, clock, fairUse, plan });
-  const parse = createMailParser({
+  const parse = createWorkerMailParser({
+    ...overrides.parsePool,
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
   });
   const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan });
@@ -173,6 +176,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         await Promise.allSettled([http.close(), smtp.close()]);
         await sweeper.stop();
       }
+      // After the drain: no transaction is waiting for a parse any more.
+      await parse.close();
+      metrics.stop();
       await store.close();
     },
   };

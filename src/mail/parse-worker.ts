@@ -1,8 +1,9 @@
 /**
- * Entry point of a mail-parsing worker thread (see worker-mail-parser.ts): parses each
- * message it is sent with the in-thread parser and posts the result back.
+ * A mail-parsing worker thread of the pool in worker-mail-parser.ts: parses each message it
+ * is given with the in-thread parser and answers the parse, moving attachment bytes.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { ParsedMail } from '../domain/types.js';
 import { ConcatBlob } from './concat-blob.js';
 import { createInlineMailParser } from './inline-mail-parser.js';
@@ -12,22 +13,30 @@ import type { ParseReply, ParseRequest } from './worker-mail-parser.js';
 // This thread only parses: the faster Blob cannot surprise any other code here (see ConcatBlob).
 globalThis.Blob = ConcatBlob as unknown as typeof Blob;
 
-const port = parentPort;
-if (port === null) throw new Error('parse-worker.ts runs as a worker thread only');
-
 const { limits } = workerData as { limits: MailLimits };
 
-port.on('message', (request: ParseRequest) => {
-  // A parser per message, so each reply carries only its own message's errors.
+/** A reply whose attachment buffers move to the main thread instead of being copied. */
+class MovedReply {
+  constructor(private readonly reply: ParseReply) {}
+
+  get [transferableSymbol](): ArrayBuffer[] {
+    const buffers = this.reply.parsed.attachments.map((attachment) => attachment.content.buffer);
+    return [...new Set(buffers.filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer))];
+  }
+
+  get [valueSymbol](): ParseReply {
+    return this.reply;
+  }
+}
+
+/** Parses one message; each reply carries only its own message's recovered errors. */
+export async function parseInWorker(request: ParseRequest): Promise<ParseReply> {
   const errors: string[] = [];
   const parse = createInlineMailParser({
     limits,
     onParseError: (error) => errors.push(error instanceof Error ? error.message : String(error)),
   });
-  void parse(request.raw, request.context).then((parsed: ParsedMail) => {
-    const reply: ParseReply = { id: request.id, parsed, errors };
-    // Attachment bytes move to the main thread instead of being copied.
-    const transfer = parsed.attachments.map((attachment) => attachment.content.buffer).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
-    port.postMessage(reply, [...new Set(transfer)]);
-  });
-});
+  const parsed: ParsedMail = await parse(request.raw, request.context);
+  // piscina unwraps the value and transfers the buffers (its "movable" protocol).
+  return move(new MovedReply({ parsed, errors })) as unknown as ParseReply;
+}

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ParsedMail } from '../domain/types.js';
 import { largeFixtures } from '../../test/fixtures/eml/generate-large-fixtures.js';
 import { createInlineMailParser } from './inline-mail-parser.js';
-import { createWorkerMailParser } from './worker-mail-parser.js';
+import { createWorkerMailParser as createPool, type WorkerMailParserOptions } from './worker-mail-parser.js';
 
 const CONTEXT = { envelopeFrom: 'sender@example.net', recipient: 'victim@tempinbox.test' };
 const FIXTURES = new URL('../../test/fixtures/eml/', import.meta.url);
@@ -27,6 +27,19 @@ function corpus(): Array<{ name: string; raw: Uint8Array }> {
 function numbered(n: number): Uint8Array {
   return encoder.encode(`From: a@example.org\r\nSubject: message ${n}\r\n\r\nbody ${n}\r\n`);
 }
+
+const pools: Array<ReturnType<typeof createPool>> = [];
+
+/** A pool closed after the file's tests (no worker outlives them). */
+function createWorkerMailParser(options: WorkerMailParserOptions): ReturnType<typeof createPool> {
+  const pool = createPool(options);
+  pools.push(pool);
+  return pool;
+}
+
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.close()));
+});
 
 describe('createWorkerMailParser', () => {
   const parser = createWorkerMailParser({ threads: 2 });

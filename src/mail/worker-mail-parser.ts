@@ -1,20 +1,19 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { AppError } from '../domain/errors.js';
 import type { ParsedMail } from '../domain/types.js';
-import type { MailParser } from '../ports/mail-parser.js';
-import { createInlineMailParser, fallbackOrEmpty, safeReporter, type MailParserOptions } from './inline-mail-parser.js';
+import type { ClosableMailParser, MailParser } from '../ports/mail-parser.js';
+import { fallbackOrEmpty, safeReporter, type MailParserOptions } from './inline-mail-parser.js';
 import { DEFAULT_MAIL_LIMITS, type MailLimits } from './mail-limits.js';
 
 /** A message sent to a parse worker. */
 export interface ParseRequest {
-  id: number;
   raw: Uint8Array;
   context: Parameters<MailParser>[1];
 }
 
 /** The worker's answer: the parse and the messages of the errors it recovered from. */
 export interface ParseReply {
-  id: number;
   parsed: ParsedMail;
   errors: string[];
 }
@@ -23,10 +22,14 @@ export interface ParseReply {
 export interface WorkerMailParserOptions extends MailParserOptions {
   /** Worker threads at most; default: one per core beyond the main thread's, 1 to 4. */
   threads?: number;
-  /** An idle worker exits after this long (ms); default PARSE_WORKER_IDLE_MS. */
+  /** A worker beyond the first exits after this long idle (ms); default PARSE_WORKER_IDLE_MS. */
   idleMs?: number;
-  /** A parse that takes longer (ms) is abandoned; default PARSE_DEADLINE_MS. */
+  /** A parse that takes longer (ms), queueing included, is abandoned; default PARSE_DEADLINE_MS. */
   deadlineMs?: number;
+  /** Parses that may wait for a free worker; default MAX_QUEUED_PARSES. */
+  maxQueued?: number;
+  /** Tests only: another worker module (one that can crash on purpose). Production passes none. */
+  workerUrl?: URL;
 }
 
 /**
@@ -38,115 +41,139 @@ export interface WorkerMailParserOptions extends MailParserOptions {
 export const PARSE_DEADLINE_MS = 10_000;
 
 /**
- * An idle worker exits after this long, so that an idle service (or a test's app that is
- * never stopped through the parser) holds no threads; starting one again costs a few tens
- * of ms, paid only after a quiet spell.
+ * A worker beyond the first exits after this long idle, so that an idle service holds one
+ * thread; starting one again costs a few tens of ms, paid only after a quiet spell.
  */
 export const PARSE_WORKER_IDLE_MS = 10_000;
 
-/** One worker thread and the parses it owes. */
-interface ParseThread {
-  worker: Worker;
-  pending: Map<number, { raw: Uint8Array; context: ParseRequest['context']; resolve: (parsed: ParsedMail) => void }>;
-  idle: NodeJS.Timeout | undefined;
-}
+/**
+ * Parses waiting for a free worker before new ones are refused. A parse at the size limit
+ * (MAX_MESSAGE_BYTES, 10 MiB) takes ~0.1-0.3 s on one core, so 64 queued behind up to 4
+ * workers is several seconds of work: anything deeper would mostly meet PARSE_DEADLINE_MS
+ * anyway. Typical mail parses in milliseconds and never comes close. Past it the delivery
+ * fails with a temporary 451 (docs/api.md, "Decisions where the contract is silent").
+ */
+export const MAX_QUEUED_PARSES = 64;
+
+/**
+ * V8 heap of one worker (old generation). Measured on 10 MiB messages (MAX_MESSAGE_BYTES):
+ * a base64 attachment or long text parses within 64 MiB, an HTML body at the size limit (the
+ * worst we know: postal-mime's strings plus the sanitiser's tree) needs between 64 and 128.
+ * 256 leaves twice that for shapes we do not know, and keeps the worst case of all workers
+ * at once near 1 GiB; past it the worker dies with ERR_WORKER_OUT_OF_MEMORY and only its
+ * message falls back, instead of the whole process growing until the kernel kills it.
+ */
+export const PARSE_WORKER_MAX_OLD_GENERATION_MB = 256;
+
+/**
+ * Young generation of one worker. A parse allocates many short-lived strings and chunks
+ * (each 10 MiB input is decoded and split more than once); 64 MiB keeps those in cheap
+ * scavenges instead of promoting them, and is counted on top of the old generation.
+ */
+export const PARSE_WORKER_MAX_YOUNG_GENERATION_MB = 64;
+
+/**
+ * Stack of one worker. The MIME tree is bounded (maxNestingDepth 50, rfc822 depth 5) and the
+ * HTML nesting guard caps element depth; Node's default 4 MiB covers both with a wide margin,
+ * and a deeper recursion ends as a RangeError inside the worker, not a crash of the process.
+ */
+export const PARSE_WORKER_STACK_MB = 4;
+
+/** The function of the worker module that the pool calls (parse-worker.ts). */
+const WORKER_EXPORT = 'parseInWorker';
 
 /**
  * Where the worker's code is: the compiled .js next to this file; under tsx or vitest
  * (running the .ts sources) the .ts file, loaded through tsx.
  */
-function workerEntry(): { url: URL; execArgv: string[] } {
+function workerEntry(override: URL | undefined): { url: URL; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
-  return {
-    url: new URL(fromSource ? './parse-worker.ts' : './parse-worker.js', import.meta.url),
-    execArgv: fromSource ? ['--import', 'tsx'] : [],
-  };
+  const url = override ?? new URL(fromSource ? './parse-worker.ts' : './parse-worker.js', import.meta.url);
+  return { url, execArgv: url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [] };
+}
+
+/** Why a worker gave no parse: its own words when it had any (out of memory, exit code). */
+function describeFailure(error: unknown, deadlineMs: number): string {
+  if (error instanceof Error && error.name === 'AbortError') return `MIME parse took over ${deadlineMs} ms`;
+  return `MIME parse worker failed (${error instanceof Error ? error.message : String(error)})`;
 }
 
 /**
- * A MailParser that parses in worker threads: MIME parsing is CPU work linear in the message
- * size (milliseconds for a large message), and on the event loop it delays every SMTP reply
- * and HTTP request meanwhile. Same results as createInlineMailParser (the workers run it);
- * if a worker fails, its pending messages are parsed on the calling thread instead, so the
- * parser still never rejects.
+ * A MailParser that parses in a pool of worker threads (piscina): MIME parsing is CPU work
+ * linear in the message size, and on the event loop it would delay every SMTP reply and HTTP
+ * request meanwhile. Each worker has resource limits; a message that crashes its worker,
+ * exhausts its memory or passes the deadline gets the header-only fallback parse (never a
+ * second full parse on this thread), and the other messages go on in a fresh worker. Past
+ * maxQueued waiting parses it rejects with AppError('unavailable') (SMTP 451, the sender
+ * retries); otherwise it never rejects. close() terminates the workers.
  */
-export function createWorkerMailParser(options: WorkerMailParserOptions = {}): MailParser {
+export function createWorkerMailParser(options: WorkerMailParserOptions = {}): ClosableMailParser {
   const limits: MailLimits = { ...DEFAULT_MAIL_LIMITS, ...options.limits };
   const maxThreads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
-  const idleMs = options.idleMs ?? PARSE_WORKER_IDLE_MS;
   const deadlineMs = options.deadlineMs ?? PARSE_DEADLINE_MS;
-  const inline = createInlineMailParser(options);
-  const threads = new Set<ParseThread>();
-  let nextId = 0;
-
+  const maxQueued = options.maxQueued ?? MAX_QUEUED_PARSES;
   const report = safeReporter(options.onParseError);
-
-  /** A worker is gone: what it still owed is parsed here, as before workers existed. */
-  const retire = (thread: ParseThread): void => {
-    if (!threads.delete(thread)) return;
-    clearTimeout(thread.idle);
-    for (const job of thread.pending.values()) void inline(job.raw, job.context).then(job.resolve);
-    thread.pending.clear();
-    void thread.worker.terminate();
+  const { url, execArgv } = workerEntry(options.workerUrl);
+  const startPool = (): Piscina<ParseRequest, ParseReply> => {
+    const started = new Piscina<ParseRequest, ParseReply>({
+      filename: url.href,
+      // The worker module's named export (WORKER_EXPORT) that parses one message.
+      name: WORKER_EXPORT,
+      execArgv,
+      workerData: { limits },
+      // piscina replaces a crashed or aborted worker only up to minThreads, and hands the
+      // queue to a worker only when one becomes ready: with 0, the messages queued behind a
+      // poison message would wait for the deadline. One idle (unref'd) thread is the price.
+      minThreads: 1,
+      maxThreads,
+      idleTimeout: options.idleMs ?? PARSE_WORKER_IDLE_MS,
+      // One message per worker at a time: a crash or an abort then concerns that message only.
+      concurrentTasksPerWorker: 1,
+      // The worker awaits postal-mime's streams: its event loop must run, not sleep in Atomics.wait.
+      atomics: 'disabled',
+      resourceLimits: {
+        maxOldGenerationSizeMb: PARSE_WORKER_MAX_OLD_GENERATION_MB,
+        maxYoungGenerationSizeMb: PARSE_WORKER_MAX_YOUNG_GENERATION_MB,
+        stackSizeMb: PARSE_WORKER_STACK_MB,
+      },
+    });
+    // A worker failing with no task of ours in it (e.g. while idle): nothing is owed to anyone.
+    started.on('error', (error: unknown) => report(error));
+    return started;
   };
+  // Started on the first message, so that an app that never receives mail starts no thread.
+  let pool: Piscina<ParseRequest, ParseReply> | undefined;
+  // Counted here rather than with piscina's maxQueue, which does not count tasks given an
+  // AbortSignal (every one of ours).
+  let inFlight = 0;
+  let closed = false;
 
-  const spawn = (): ParseThread => {
-    const { url, execArgv } = workerEntry();
-    const worker = new Worker(url, { workerData: { limits }, execArgv });
-    const thread: ParseThread = { worker, pending: new Map(), idle: undefined };
-    worker.on('message', (reply: ParseReply) => {
-      const job = thread.pending.get(reply.id);
-      if (job === undefined) return;
-      thread.pending.delete(reply.id);
+  const parse = async (raw: Uint8Array, context: ParseRequest['context']): Promise<ParsedMail> => {
+    if (closed || inFlight >= maxThreads + maxQueued) {
+      throw new AppError('unavailable', closed ? 'The mail parser is shut down.' : 'Too many messages are waiting to be parsed.');
+    }
+    inFlight += 1;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    try {
+      const reply = await (pool ??= startPool()).run({ raw, context }, { signal: deadline.signal });
       for (const message of reply.errors) report(new Error(message));
-      job.resolve(reply.parsed);
-      if (thread.pending.size === 0) rest(thread);
-    });
-    worker.on('error', () => retire(thread));
-    worker.on('exit', () => retire(thread));
-    threads.add(thread);
-    return thread;
+      return reply.parsed;
+    } catch (error) {
+      // The worker crashed, ran out of memory or passed the deadline (piscina then terminated
+      // it). The message is not parsed again on this thread: it may be what killed the worker.
+      report(new Error(`${describeFailure(error, deadlineMs)}; stored the header-only fallback parse`, { cause: error }));
+      return fallbackOrEmpty(raw, limits, report);
+    } finally {
+      clearTimeout(timer);
+      inFlight -= 1;
+    }
   };
 
-  /** Nothing pending: the thread must not keep the process alive, and exits when idle long. */
-  const rest = (thread: ParseThread): void => {
-    thread.worker.unref();
-    thread.idle = setTimeout(() => retire(thread), idleMs);
-    thread.idle.unref();
-  };
-
-  /** The least busy thread; a new one while under the limit and every thread has work. */
-  const pick = (): ParseThread => {
-    let best: ParseThread | undefined;
-    for (const thread of threads) if (best === undefined || thread.pending.size < best.pending.size) best = thread;
-    if (best === undefined || (best.pending.size > 0 && threads.size < maxThreads)) return spawn();
-    return best;
-  };
-
-  return (raw, context) =>
-    new Promise<ParsedMail>((resolve) => {
-      const thread = pick();
-      clearTimeout(thread.idle);
-      thread.worker.ref();
-      const id = (nextId += 1);
-      const deadline = setTimeout(() => {
-        if (!thread.pending.delete(id)) return;
-        report(new Error(`MIME parse took over ${deadlineMs} ms; stored the header-only fallback parse`));
-        resolve(fallbackOrEmpty(raw, limits, report));
-        // The thread may be stuck in this message: its other messages are parsed here.
-        retire(thread);
-      }, deadlineMs);
-      deadline.unref();
-      const settle = (parsed: ParsedMail): void => {
-        clearTimeout(deadline);
-        resolve(parsed);
-      };
-      thread.pending.set(id, { raw, context, resolve: settle });
-      const request: ParseRequest = { id, raw, context };
-      try {
-        thread.worker.postMessage(request);
-      } catch {
-        retire(thread);
-      }
-    });
+  return Object.assign(parse, {
+    async close(): Promise<void> {
+      closed = true;
+      await pool?.destroy();
+    },
+  });
 }

@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SweepCounts } from '../domain/types.js';
+import { registerProcessMetrics, type ProcessMetrics } from './process-metrics.js';
 
 /** Prometheus metrics of one app instance (its own Registry: no global state, tests stay isolated). */
 export class Metrics {
@@ -56,8 +57,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'tempinbox_' });
+  private readonly process: ProcessMetrics = registerProcessMetrics(this.registry, 'tempinbox_');
+
+  /** Stops what samples between scrapes (event-loop delay, GC observer); rendering still works. */
+  stop(): void {
+    this.process.stop();
   }
 
   /** Records one HTTP response. */
