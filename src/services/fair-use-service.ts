@@ -37,13 +37,13 @@ export class FairUseService {
   }
 
   /**
-   * Counts a failure (e.g. a failed redeem) without judging this request. Resolves false once
-   * the budget is spent (this failure included), true while some is left or limits are off.
+   * Counts a failure (e.g. a failed redeem) without judging this request. Resolves false when
+   * this failure was past the budget, true while within it or when limits are off.
    */
   async recordFailure(rule: FairUseRule, key: string): Promise<boolean> {
     if (!this.enabled) return true;
     const decision = await this.limiter.consume(rule, fairUseKey(rule, key));
-    return decision.allowed && decision.remaining > 0;
+    return decision.allowed;
   }
 }
 
