@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CREATE_PER_ADDRESS, CREATE_PER_SESSION, SMTP_REFUSED_RECIPIENTS_PER_NETWORK } from '../domain/fair-use.js';
-import { MemoryRateLimiter } from '../rate-limit/memory-rate-limiter.js';
-import { FairUseService } from './fair-use-service.js';
+import { memoryFairUse } from '../../test/helpers/memory-fair-use.js';
+import type { FairUseService } from './fair-use-service.js';
 
 /** Spends a rule's whole budget for one key, one hit at a time (bounded by the rule's points). */
 async function spend(fairUse: FairUseService, rule: typeof CREATE_PER_ADDRESS, key: string): Promise<void> {
@@ -10,7 +10,7 @@ async function spend(fairUse: FairUseService, rule: typeof CREATE_PER_ADDRESS, k
 
 describe('FairUseService keys', () => {
   it('counts every IPv6 address of one /64 against one per-client budget', async () => {
-    const fairUse = new FairUseService(new MemoryRateLimiter(), true);
+    const fairUse = memoryFairUse();
     await spend(fairUse, CREATE_PER_ADDRESS, '2001:db8:1:2::1');
     await expect(fairUse.consume([[CREATE_PER_ADDRESS, '2001:db8:1:2:dead:beef:0:7']])).rejects.toMatchObject({ code: 'rate_limited' });
     await expect(fairUse.assertNotExhausted(CREATE_PER_ADDRESS, '2001:db8:1:2::ffff')).rejects.toMatchObject({ code: 'rate_limited' });
@@ -22,17 +22,25 @@ describe('FairUseService keys', () => {
   });
 
   it('never rewrites a session key', async () => {
-    const fairUse = new FairUseService(new MemoryRateLimiter(), true);
+    const fairUse = memoryFairUse();
     await spend(fairUse, CREATE_PER_SESSION, '2001:db8:1:2::1');
     await expect(fairUse.consume([[CREATE_PER_SESSION, '2001:db8:1:2::2']])).resolves.not.toBeNull();
   });
 
   it('counts refused recipients per network: an IPv4 /24', async () => {
-    const fairUse = new FairUseService(new MemoryRateLimiter(), true);
+    const fairUse = memoryFairUse();
     for (let i = 0; i < SMTP_REFUSED_RECIPIENTS_PER_NETWORK.points; i += 1) {
       await fairUse.recordFailure(SMTP_REFUSED_RECIPIENTS_PER_NETWORK, `198.51.100.${i % 200}`);
     }
     await expect(fairUse.assertNotExhausted(SMTP_REFUSED_RECIPIENTS_PER_NETWORK, '198.51.100.250')).rejects.toMatchObject({ code: 'rate_limited' });
     await expect(fairUse.assertNotExhausted(SMTP_REFUSED_RECIPIENTS_PER_NETWORK, '198.51.101.1')).resolves.toBeUndefined();
+  });
+
+  it('counts nothing with RATE_LIMITS=off: every failure is within budget', async () => {
+    const fairUse = memoryFairUse(false);
+    for (let i = 0; i <= SMTP_REFUSED_RECIPIENTS_PER_NETWORK.points; i += 1) {
+      expect(await fairUse.recordFailure(SMTP_REFUSED_RECIPIENTS_PER_NETWORK, '198.51.100.1')).toBe(true);
+    }
+    await expect(fairUse.assertNotExhausted(SMTP_REFUSED_RECIPIENTS_PER_NETWORK, '198.51.100.1')).resolves.toBeUndefined();
   });
 });

@@ -37,7 +37,11 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * Client-supplied parts are reduced to what their grammar allows, so nothing can end a line.
  */
 export function traceHeaders(info: TraceInfo): Buffer {
-  const sender = info.envelopeFrom.replace(/[\x00-\x20\x7f<>]/g, '').slice(0, MAX_LINE - 'Return-Path: <>'.length);
+  // Control characters, space and angle brackets cannot stand in an unquoted path: dropped.
+  const sender = [...info.envelopeFrom]
+    .filter((char) => char > ' ' && char !== '\x7f' && char !== '<' && char !== '>')
+    .join('')
+    .slice(0, MAX_LINE - 'Return-Path: <>'.length);
   const helo = HELO_NAME.test(info.helo) ? info.helo : 'unknown';
   const protocol = PROTOCOL.test(info.protocol) ? info.protocol : 'ESMTP';
   const lines = [

@@ -4,6 +4,7 @@ import { newId } from '../../src/domain/ids.js';
 import type { Inbox, MessageView, ParsedMail } from '../../src/domain/types.js';
 import { parseMail } from '../../src/mail/parse-mail.js';
 import { SMTP_REFUSED_RECIPIENTS_PER_NETWORK } from '../../src/domain/fair-use.js';
+import type { RateLimiter } from '../../src/ports/rate-limiter.js';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory-rate-limiter.js';
 import { DeliveryService } from '../../src/services/delivery-service.js';
 import { FairUseService } from '../../src/services/fair-use-service.js';
@@ -52,8 +53,10 @@ export async function startSmtpFixture(
     maxConnectionsPerAddress?: number;
     /** Small connection limits for tests; production keeps the named constants. */
     limits?: Partial<ConnectionLimits>;
-    /** Refused recipients a client network may cause (fair use on, in memory); default: no budget. */
+    /** Refused recipients a client network may cause (fair use on); default: no budget. */
     refusedPerNetwork?: number;
+    /** Where that budget is counted; default in memory (PostgresRateLimiter: shared by nodes). */
+    rateLimiter?: RateLimiter;
   } = {},
 ): Promise<SmtpFixture> {
   const store = options.store ?? new MemoryMailStore();
@@ -73,7 +76,7 @@ export async function startSmtpFixture(
     refusedRecipients:
       options.refusedPerNetwork === undefined
         ? undefined
-        : new RefusedRecipientBudget(new FairUseService(new MemoryRateLimiter(), true), {
+        : new RefusedRecipientBudget(new FairUseService(options.rateLimiter ?? new MemoryRateLimiter(), true), {
             ...SMTP_REFUSED_RECIPIENTS_PER_NETWORK,
             points: options.refusedPerNetwork,
           }),
