@@ -21,6 +21,7 @@ import { FairUseService } from './services/fair-use-service.js';
 import { InboxService } from './services/inbox-service.js';
 import { LicenseService } from './services/license-service.js';
 import { MessageService } from './services/message-service.js';
+import { RefusedRecipientBudget } from './services/refused-recipient-budget.js';
 import { SessionService } from './services/session-service.js';
 import { SweepService } from './services/sweep-service.js';
 import { createSmtpListener } from './smtp/smtp-listener.js';
@@ -145,6 +146,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
         : undefined,
     maxConnectionsPerAddress: config.rateLimits ? SMTP_CONNECTIONS_PER_ADDRESS : undefined,
+    // Through FairUseService: shared in the database on PostgreSQL, off with RATE_LIMITS=off.
+    refusedRecipients: new RefusedRecipientBudget(fairUse),
+    clock,
     metrics: {
       onAccepted: (recipients, bytes) => metrics.smtpMessageAccepted(recipients, bytes),
       onRejected: (code) => metrics.smtpRejection(code),

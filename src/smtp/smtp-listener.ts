@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import {
   SMTPServer,
@@ -8,28 +9,24 @@ import {
   type SMTPServerSession,
 } from 'smtp-server';
 import type { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
 import type { AcceptedRecipient, DeliveryService } from '../services/delivery-service.js';
+import {
+  ConnectionPolicy,
+  DEFAULT_CONNECTION_LIMITS,
+  PENDING_CONNECTIONS_HEADROOM,
+  type ConnectionLimits,
+  type RefusedRecipientBudgetPort,
+} from './connection-policy.js';
 import { replyForDataError, replyForError, type SmtpReply } from './replies.js';
-
-/**
- * Simultaneous connections before new ones get `421` at once: benchmarks hold 500
- * concurrent connections, so twice that, while one flood cannot exhaust descriptors.
- */
-export const MAX_CLIENTS = 1000;
-/**
- * Idle time before `421 Timeout`: RFC 5321 §4.5.3.2 asks for minutes per command, but an
- * MX facing the internet cannot let slow clients hold slots that long; 60 s covers real MTAs.
- * smtp-server stops the clock while our handlers (delivery) are working.
- */
-export const SOCKET_TIMEOUT_MS = 60_000;
+import { traceHeaders } from './trace-headers.js';
 /**
  * On close, how long open transactions may finish before they get `421 Server shutting
  * down`: half the 10 s stop budget of contract §1, leaving time to close the database.
  */
 export const CLOSE_TIMEOUT_MS = 5_000;
-/** Reply to a connection over the per-address limit (RFC 3463 4.7.0: security/policy, temporary). */
-const TOO_MANY_CONNECTIONS: SmtpReply = { code: 421, enhanced: '4.7.0', text: 'Too many connections from your address, try again later' };
 
 /** Text after the host name in the 220 greeting. */
 export const BANNER = 'tempinbox inbound MX';
@@ -52,10 +49,16 @@ export interface SmtpListenerOptions {
   tls?: { key: Buffer; cert: Buffer };
   metrics?: SmtpMetrics;
   /**
-   * Simultaneous connections one client address may hold (fair use); further ones get
-   * `421 4.7.0` at once. Undefined: no per-address limit (RATE_LIMITS=off).
+   * Simultaneous connections one client (IPv4 address, IPv6 /64) may hold (fair use); further
+   * ones get `421 4.7.0` at once. Undefined: no per-client limit (RATE_LIMITS=off).
    */
   maxConnectionsPerAddress?: number;
+  /** Connection limits; default DEFAULT_CONNECTION_LIMITS (tests pass small numbers). */
+  limits?: Partial<ConnectionLimits>;
+  /** Refused recipients per client network (fair use); undefined: no budget (RATE_LIMITS=off). */
+  refusedRecipients?: RefusedRecipientBudgetPort;
+  /** Dates the Received trace header; default the system clock. */
+  clock?: Clock;
 }
 
 /** A started-or-not SMTP listener. */
@@ -78,13 +81,20 @@ const ENHANCED_CODE_PREFIX = /^[245]\.\d{1,3}\.\d{1,3} /;
  */
 export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
   const { delivery, logger, maxMessageBytes, metrics } = options;
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const clock = options.clock ?? systemClock;
+  // smtp-server's own default for the greeting name, so the trace header names us the same way.
+  const serverName = options.hostname ?? hostname();
+  const policy = new ConnectionPolicy({
+    limits,
+    maxPerClient: options.maxConnectionsPerAddress,
+    budget: options.refusedRecipients,
+    onBudgetError: (error) => logger.warn({ err: error }, 'smtp refused-recipient budget unavailable; connection let through'),
+  });
   /** Recipients accepted so far, per transaction (smtp-server makes a new envelope for each). */
   const transactions = new WeakMap<SMTPServerEnvelope, Map<string, AcceptedRecipient>>();
   /** Deliveries that have not answered yet; close() waits for them (bounded). */
   const inflight = new Set<Promise<void>>();
-  /** Open connections per client address, and the sessions counted in it. */
-  const perAddress = new Map<string, number>();
-  const counted = new Set<string>();
 
   const reject = (reply: SmtpReply): ReplyError => {
     metrics?.onRejected(reply.code);
@@ -110,12 +120,24 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
     if (message.truncated || stream.sizeExceeded) throw new AppError('payload_too_large');
     // DATA needs an accepted RCPT first (smtp-server answers 503 otherwise): this is a bug guard.
     if (recipients.length === 0) throw new AppError('internal_error', 'DATA without accepted recipients.');
-    const result = await delivery.deliver(envelopeFrom, recipients, message.raw);
+    // RFC 5321 §4.4: the receiving server prepends its trace lines; the received bytes follow unchanged.
+    const traceId = newId();
+    const trace = traceHeaders({
+      envelopeFrom,
+      helo: session.hostNameAppearsAs,
+      clientAddress: session.remoteAddress,
+      serverName,
+      protocol: session.transmissionType,
+      id: traceId,
+      date: clock.now(),
+    });
+    const result = await delivery.deliver(envelopeFrom, recipients, Buffer.concat([trace, message.raw]));
     metrics?.onAccepted(result.delivered, message.bytes);
     // Sizes and counts only: never content, subjects or local parts (they identify people).
     logger.info(
       {
         session: session.id,
+        traceId,
         recipients: recipients.length,
         inboxes: result.delivered,
         // Inboxes that were full or had expired by the commit: the 250 covers the others.
@@ -129,7 +151,7 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
   };
 
   const server = new SMTPServer({
-    name: options.hostname,
+    name: serverName,
     banner: BANNER,
     // Inbound MX only (contract §3): nobody logs in, nothing is relayed.
     disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
@@ -145,46 +167,47 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
     hideENHANCEDSTATUSCODES: false,
     // No PTR lookup: it costs a DNS round trip per connection and decides nothing here.
     disableReverseLookup: true,
-    maxClients: MAX_CLIENTS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
+    // Hard limit; ConnectionPolicy admits at most limits.maxClients of them (see its headroom).
+    maxClients: limits.maxClients + PENDING_CONNECTIONS_HEADROOM,
+    socketTimeout: limits.socketTimeoutMs,
     closeTimeout: CLOSE_TIMEOUT_MS,
     // smtp-server's own log lines are per connection and per command; ours are enough.
     logger: false,
 
     onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
-      const limit = options.maxConnectionsPerAddress;
-      if (limit === undefined) return callback();
-      const open = perAddress.get(session.remoteAddress) ?? 0;
-      if (open >= limit) {
-        logger.debug({ session: session.id, open }, 'smtp connection refused: per-address limit');
-        return callback(reject(TOO_MANY_CONNECTIONS));
-      }
-      perAddress.set(session.remoteAddress, open + 1);
-      counted.add(session.id);
-      callback();
+      policy
+        .admit(session.id)
+        .then((refusal) => {
+          if (refusal === null) return callback();
+          logger.debug({ session: session.id, code: refusal.code, enhanced: refusal.enhanced }, 'smtp connection refused');
+          callback(reject(refusal));
+        })
+        .catch((error: unknown) => logger.error({ err: error }, 'smtp connect handler failed'));
     },
 
     onClose(session: SMTPServerSession): void {
-      if (!counted.delete(session.id)) return;
-      const open = (perAddress.get(session.remoteAddress) ?? 1) - 1;
-      if (open <= 0) perAddress.delete(session.remoteAddress);
-      else perAddress.set(session.remoteAddress, open);
+      policy.release(session.id);
     },
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void): void {
+      policy.begin(session.id);
       decideRecipient(address.address, session)
         .then(
           () => callback(),
-          (error: unknown) => {
+          async (error: unknown) => {
             const reply = replyForError(error);
             logRejection(logger, error, reply, { session: session.id, domain: domainOf(address.address) });
-            callback(reject(reply));
+            // A refused recipient may be a probe: counted per connection and per network (421 ends it).
+            const verdict = isRefusal(reply) ? await policy.refused(session.id) : null;
+            callback(reject(verdict ?? reply));
           },
         )
-        .catch((error: unknown) => logger.error({ err: error }, 'smtp RCPT handler failed'));
+        .catch((error: unknown) => logger.error({ err: error }, 'smtp RCPT handler failed'))
+        .finally(() => policy.end(session.id));
     },
 
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void): void {
+      policy.begin(session.id);
       const done = receive(stream, session)
         .then(
           () => callback(null, 'Message accepted'),
@@ -202,11 +225,25 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
         )
         // Never let a failure escape the handler: smtp-server's callbacks are not ours to trust.
         .catch((error: unknown) => logger.error({ err: error }, 'smtp DATA handler failed'))
-        .finally(() => inflight.delete(done));
+        .finally(() => {
+          inflight.delete(done);
+          policy.end(session.id, true);
+        });
       inflight.add(done);
     },
   });
-  server.connections = new ConnectionsKeepingOwnCodes();
+  server.connections = new ConnectionsKeepingOwnCodes((connection) =>
+    policy.register({
+      id: connection.id,
+      remoteAddress: connection.remoteAddress,
+      close: (reply) => {
+        metrics?.onRejected(reply.code);
+        logger.debug({ session: connection.id, code: reply.code, enhanced: reply.enhanced }, 'smtp connection closed by policy');
+        // send() closes the connection after a 421 (smtp-server's SMTPConnection).
+        connection.send(reply.code, `${reply.enhanced} ${reply.text}`);
+      },
+    }),
+  );
   // Socket and TLS errors of single connections arrive here; an unhandled 'error' would crash.
   server.on('error', (error: Error) => logger.warn({ err: error }, 'smtp connection error'));
 
@@ -217,6 +254,7 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
         server.server.once('error', onError);
         server.listen(port, host, () => {
           server.server.off('error', onError);
+          policy.start();
           resolve((server.server.address() as AddressInfo).port);
         });
       });
@@ -225,6 +263,7 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
     async close(): Promise<void> {
       // smtp-server stops accepting at once, answers new commands with 421, and after
       // closeTimeout sends 421 to the connections still open and resolves.
+      policy.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // A delivery whose connection was cut may still be committing: let it end (bounded)
       // so the composition root does not close the database under it.
@@ -284,12 +323,24 @@ class ClientGoneError extends Error {
  * each new connection before the connection writes anything.
  */
 class ConnectionsKeepingOwnCodes extends Set<SMTPConnection> {
+  /** `onNew` sees each new connection once, before its greeting (ConnectionPolicy.register). */
+  constructor(private readonly onNew: (connection: SMTPConnection) => void = () => undefined) {
+    super();
+  }
+
   override add(connection: SMTPConnection): this {
+    if (this.has(connection)) return this;
     const send = connection.send.bind(connection);
     connection.send = (code, data, context) =>
       send(code, data, typeof data === 'string' && ENHANCED_CODE_PREFIX.test(data) ? false : context);
+    this.onNew(connection);
     return super.add(connection);
   }
+}
+
+/** A recipient refused for good (unknown, relay): what name-guessing probes get. */
+function isRefusal(reply: SmtpReply): boolean {
+  return reply.code === 550 && (reply.enhanced === '5.1.1' || reply.enhanced === '5.7.1');
 }
 
 /** The domain part of an address, lowercase (all that is logged of an address). */

@@ -3,7 +3,13 @@ import { FakeClock } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Inbox, MessageView, ParsedMail } from '../../src/domain/types.js';
 import { parseMail } from '../../src/mail/parse-mail.js';
+import { SMTP_REFUSED_RECIPIENTS_PER_NETWORK } from '../../src/domain/fair-use.js';
+import type { RateLimiter } from '../../src/ports/rate-limiter.js';
+import { MemoryRateLimiter } from '../../src/rate-limit/memory-rate-limiter.js';
 import { DeliveryService } from '../../src/services/delivery-service.js';
+import { FairUseService } from '../../src/services/fair-use-service.js';
+import { RefusedRecipientBudget } from '../../src/services/refused-recipient-budget.js';
+import type { ConnectionLimits } from '../../src/smtp/connection-policy.js';
 import { createSmtpListener, type SmtpListener } from '../../src/smtp/smtp-listener.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 
@@ -45,7 +51,18 @@ const EMPTY_PARSE: ParsedMail = { from: '', to: '', subject: '', text: '', html:
 
 /** Starts the fixture; `store` lets a test pass a failing or slow subclass. */
 export async function startSmtpFixture(
-  options: { store?: MemoryMailStore; tls?: { key: Buffer; cert: Buffer }; maxMessageBytes?: number; maxConnectionsPerAddress?: number } = {},
+  options: {
+    store?: MemoryMailStore;
+    tls?: { key: Buffer; cert: Buffer };
+    maxMessageBytes?: number;
+    maxConnectionsPerAddress?: number;
+    /** Small connection limits for tests; production keeps the named constants. */
+    limits?: Partial<ConnectionLimits>;
+    /** Refused recipients a client network may cause (fair use on); default: no budget. */
+    refusedPerNetwork?: number;
+    /** Where that budget is counted; default in memory (PostgresRateLimiter: shared by nodes). */
+    rateLimiter?: RateLimiter;
+  } = {},
 ): Promise<SmtpFixture> {
   const store = options.store ?? new MemoryMailStore();
   const clock = new FakeClock();
@@ -59,6 +76,15 @@ export async function startSmtpFixture(
     hostname: 'mx.tempinbox.test',
     tls: options.tls,
     maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+    limits: options.limits,
+    clock,
+    refusedRecipients:
+      options.refusedPerNetwork === undefined
+        ? undefined
+        : new RefusedRecipientBudget(new FairUseService(options.rateLimiter ?? new MemoryRateLimiter(), true), {
+            ...SMTP_REFUSED_RECIPIENTS_PER_NETWORK,
+            points: options.refusedPerNetwork,
+          }),
   });
   const port = await listener.listen(0, '127.0.0.1');
 

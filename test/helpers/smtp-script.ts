@@ -23,6 +23,8 @@ export interface SmtpReplyLines {
 /** Options of playSession. */
 export interface PlayOptions {
   host?: string;
+  /** Source address of the client socket (any 127.x.y.z on loopback), to act as another client. */
+  localAddress?: string;
   /** What the greeting must be; default 220. */
   greeting?: Expectation;
   /** Longest wait for any one reply. */
@@ -38,7 +40,7 @@ const STEP_TIMEOUT_MS = 5_000;
  * rejects with the step, what was sent and what came back when a reply does not match.
  */
 export async function playSession(port: number, steps: ScriptStep[], options: PlayOptions = {}): Promise<SmtpReplyLines[]> {
-  const client = await SmtpLineClient.open(port, options.host ?? '127.0.0.1', options.stepTimeoutMs ?? STEP_TIMEOUT_MS);
+  const client = await SmtpLineClient.open(port, options.host ?? '127.0.0.1', options.stepTimeoutMs ?? STEP_TIMEOUT_MS, options.localAddress);
   const transcript: SmtpReplyLines[] = [];
   try {
     const greeting = await client.nextReply('(greeting)');
@@ -73,7 +75,7 @@ const FINAL_LINE = /^(\d{3})(?: |$)/;
 const ANY_LINE = /^(\d{3})[ -]?/;
 
 /** A socket that yields complete SMTP replies, each wait bounded. */
-class SmtpLineClient {
+export class SmtpLineClient {
   private buffer = '';
   private pending: string[] = [];
   private readonly replies: SmtpReplyLines[] = [];
@@ -95,10 +97,10 @@ class SmtpLineClient {
     });
   }
 
-  /** Connects, bounded by the step timeout. */
-  static open(port: number, host: string, timeoutMs: number): Promise<SmtpLineClient> {
+  /** Connects (from `localAddress` when given), bounded by the step timeout. */
+  static open(port: number, host: string, timeoutMs: number, localAddress?: string): Promise<SmtpLineClient> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ port, host });
+      const socket = connect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) });
       const timer = setTimeout(() => {
         socket.destroy();
         reject(new Error(`could not connect to ${host}:${port} within ${timeoutMs} ms`));
@@ -140,6 +142,27 @@ class SmtpLineClient {
 
   destroy(): void {
     this.socket.destroy();
+  }
+
+  /** True once the server has closed the connection. */
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Resolves true when the server closes the connection within `ms`, false otherwise. */
+  async waitClosed(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!this.ended && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.waiter = null;
+    }
+    return this.ended;
   }
 
   private onData(chunk: string): void {

@@ -115,7 +115,11 @@ describe('STARTTLS with a configured certificate', () => {
         text: 'encrypted in transit',
       })) as { response: string };
       expect(info.response).toMatch(/^250 /);
-      expect((await mx.messagesOf(inbox)).map((m) => m.subject)).toEqual(['over tls']);
+      const messages = await mx.messagesOf(inbox);
+      expect(messages.map((m) => m.subject)).toEqual(['over tls']);
+      // The trace header says the message came over TLS (RFC 3848: ESMTPS).
+      const raw = await mx.rawOf(messages[0]?.id ?? '');
+      expect(raw.split('\r\n')[2]).toMatch(/^\tby mx\.tempinbox\.test with ESMTPS id [A-Za-z0-9_-]{22};$/);
     } finally {
       await mx.close();
     }

@@ -4,6 +4,7 @@ import { StoreUnavailableError, type InsertOutcome, type StorePolicy } from '../
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 import { startSmtpFixture, TEST_MAX_MESSAGE_BYTES, type SmtpFixture } from '../helpers/smtp-fixture.js';
 import { playSession, type ScriptStep } from '../helpers/smtp-script.js';
+import { splitTrace, type ExpectedTrace } from '../helpers/trace-headers.js';
 
 /**
  * Contract §3 as scripts (style.md principle 5): each test plays (command → expected reply)
@@ -24,6 +25,16 @@ const ACCEPTED = /^250 2\.1\.5 /;
 /** Whole reply lines: one enhanced code, never smtp-server's derived one in front of ours. */
 const NO_SUCH_MAILBOX = /^550 5\.1\.1 No such mailbox$/;
 const TRY_LATER = /^451 4\.3\.0 Local error in processing, try again later$/;
+
+/** The trace lines every message of these scripts gets (the fixture's FakeClock starts 2026-01-01). */
+const TRACE: ExpectedTrace = {
+  envelopeFrom: 'sender@example.org',
+  helo: 'client.example.org',
+  client: '[127.0.0.1]',
+  server: 'mx.tempinbox.test',
+  protocol: 'ESMTP',
+  date: 'Thu, 01 Jan 2026 00:00:00 +0000',
+};
 
 /** A message body as sent after DATA: CRLF lines, ended by the lone dot. */
 function dataLines(lines: string[]): string {
@@ -182,7 +193,12 @@ describe('message size', () => {
       { send: `${head}${fill}\r\n.`, expect: /^250 / },
     ]);
     const [message] = await mx.messagesOf(inbox);
-    expect(message?.size).toBe(TEST_MAX_MESSAGE_BYTES);
+    // Stored: the trace lines, then exactly the limit's bytes; `size` counts what is stored.
+    const raw = Buffer.from(await mx.rawOf(message?.id ?? ''), 'utf8');
+    const { rest } = splitTrace(raw, TRACE);
+    expect(rest.toString('utf8')).toBe(`${head}${fill}\r\n`);
+    expect(rest.length).toBe(TEST_MAX_MESSAGE_BYTES);
+    expect(message?.size).toBe(raw.length);
   });
 });
 
@@ -203,7 +219,45 @@ describe('DATA', () => {
     expect(message?.from).toBe('Sender <sender@example.org>');
     expect(message?.text).toContain('.starts with a dot');
     const expectedRaw = `${lines.join('\r\n').replace('\r\n..starts', '\r\n.starts')}\r\n`;
-    expect(await mx.rawOf(message?.id ?? '')).toBe(expectedRaw);
+    expect(splitTrace(await mx.rawOf(message?.id ?? ''), TRACE).rest.toString('utf8')).toBe(expectedRaw);
+  });
+
+  it('prepends Return-Path and Received (RFC 5321 §4.4): one id per transaction, HELO as SMTP, <> as sender', async () => {
+    const alice = await mx.inbox('alice');
+    const bob = await mx.inbox('bob', { domain: 'other-served.test' });
+    const first = ['Subject: first', '', 'one'];
+    const second = ['Subject: second', 'Received: from elsewhere by upstream; Wed, 31 Dec 2025 23:00:00 +0000', '', 'two'];
+    await playSession(mx.port, [
+      { send: 'HELO Legacy.Client.Example', expect: 250 },
+      { send: 'MAIL FROM:<>', expect: 250 },
+      { send: 'RCPT TO:<alice@tempinbox.test>', expect: ACCEPTED },
+      { send: 'RCPT TO:<bob@other-served.test>', expect: ACCEPTED },
+      { send: 'DATA', expect: 354 },
+      { send: dataLines(first), expect: /^250 / },
+      { send: 'MAIL FROM:<sender@example.org>', expect: 250 },
+      { send: 'RCPT TO:<alice@tempinbox.test>', expect: ACCEPTED },
+      { send: 'DATA', expect: 354 },
+      { send: dataLines(second), expect: /^250 / },
+    ]);
+    const legacy = { ...TRACE, envelopeFrom: '', helo: 'legacy.client.example', protocol: 'SMTP' as const };
+    const [secondToAlice, firstToAlice] = await mx.messagesOf(alice);
+    const [firstToBob] = await mx.messagesOf(bob);
+    const a1 = splitTrace(await mx.rawOf(firstToAlice?.id ?? ''), legacy);
+    const b1 = splitTrace(await mx.rawOf(firstToBob?.id ?? ''), legacy);
+    const a2 = splitTrace(await mx.rawOf(secondToAlice?.id ?? ''), { ...legacy, envelopeFrom: 'sender@example.org' });
+    expect(a1.rest.toString('utf8')).toBe(`${first.join('\r\n')}\r\n`);
+    expect(a2.rest.toString('utf8')).toBe(`${second.join('\r\n')}\r\n`);
+    // One transaction, one id (in every copy and in the log line); the next transaction has another.
+    expect(b1.id).toBe(a1.id);
+    expect(a2.id).not.toBe(a1.id);
+    const logged = mx.logs.filter((line) => line.includes('"message accepted"')).map((line) => JSON.parse(line).traceId);
+    expect(logged).toEqual([a1.id, a2.id]);
+    // The parsed message is unchanged by the trace lines; its header list starts with them.
+    expect(firstToAlice?.subject).toBe('first');
+    expect(firstToAlice?.from).toBe('');
+    const detail = await mx.store.findMessage(secondToAlice?.id ?? '');
+    expect(detail?.subject).toBe('second');
+    expect(detail?.headers.map((h) => h.name.toLowerCase()).slice(0, 3)).toEqual(['return-path', 'received', 'subject']);
   });
 
   it('delivers a message to two of our inboxes into each', async () => {
@@ -259,7 +313,8 @@ describe('DATA', () => {
       { send: dataLines(lines), expect: /^250 / },
     ]);
     const [message] = await mx.messagesOf(inbox);
-    expect(await mx.rawOf(message?.id ?? '')).toBe(`${lines.join('\r\n')}\r\n`);
+    const { rest } = splitTrace(await mx.rawOf(message?.id ?? ''), { ...TRACE, envelopeFrom: 'a@example.org' });
+    expect(rest.toString('utf8')).toBe(`${lines.join('\r\n')}\r\n`);
     expect(message?.html ?? '').not.toContain('<script');
   });
 
