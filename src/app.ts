@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { publicUrlOf } from './config/load-config.js';
 import type { Config } from './config/schema.js';
+import { databaseStartupError, StartupError } from './config/startup-error.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { AppError } from './domain/errors.js';
 import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
@@ -24,7 +24,8 @@ import { MessageService } from './services/message-service.js';
 import { SessionService } from './services/session-service.js';
 import { SweepService } from './services/sweep-service.js';
 import { createSmtpListener } from './smtp/smtp-listener.js';
-import { openStore } from './storage/open-store.js';
+import { loadTlsFiles } from './smtp/tls-files.js';
+import { openStore, type OpenedStore } from './storage/open-store.js';
 import { RATE_LIMIT_TABLE } from './storage/sql/migrations.js';
 
 /** The ports a running app listens on. */
@@ -35,6 +36,9 @@ export interface ListeningPorts {
 
 /** The assembled service: start, stop, and its parts for tests. */
 export interface App {
+  /** Applies pending migrations; a failure is a StartupError naming DATABASE_URL. */
+  migrate(): Promise<void>;
+  /** Migrates and opens both listeners; a failure is a StartupError naming what failed. */
   start(): Promise<ListeningPorts>;
   /** Stops accepting, drains in-flight work (bounded), closes the database. */
   stop(): Promise<void>;
@@ -71,10 +75,15 @@ export function planSettings(config: Config): PlanSettings {
  */
 function openBackend(config: Config, logger: Logger, overrides: AppOverrides): { store: MailStore; rateLimiter: RateLimiter } {
   if (overrides.store !== undefined) return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter() };
-  const opened = openStore(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
-    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; requests fail with 503 until it is back'),
-  });
+  let opened: OpenedStore;
+  try {
+    opened = openStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; requests fail with 503 until it is back'),
+    });
+  } catch (error) {
+    throw databaseStartupError(config.databaseUrl, error);
+  }
   const rateLimiter =
     overrides.rateLimiter ?? (opened.kind === 'postgres' ? new PostgresRateLimiter(opened.pool, RATE_LIMIT_TABLE) : new MemoryRateLimiter());
   return { store: opened.store, rateLimiter };
@@ -135,10 +144,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     logger,
     maxMessageBytes: config.maxMessageBytes,
     hostname: config.domains[0],
-    tls:
-      config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
-        ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
-        : undefined,
+    tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? loadTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined,
     maxConnectionsPerAddress: config.rateLimits ? SMTP_CONNECTIONS_PER_ADDRESS : undefined,
     metrics: {
       onAccepted: (recipients, bytes) => metrics.smtpMessageAccepted(recipients, bytes),
@@ -146,6 +152,13 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     },
   });
 
+  const migrate = async () => {
+    try {
+      await store.migrate();
+    } catch (error) {
+      throw databaseStartupError(config.databaseUrl, error);
+    }
+  };
   let started = false;
   return {
     store,
@@ -154,12 +167,24 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     delivery,
     sweeper,
     logger,
+    migrate,
     async start() {
-      await store.migrate();
-      await http.listen({ port: config.port, host: config.host });
+      await migrate();
+      try {
+        await http.listen({ port: config.port, host: config.host });
+      } catch (error) {
+        throw new StartupError('PORT', String(config.port), `a port free to listen on at HOST=${config.host}`, error);
+      }
       const address = http.server.address();
       const httpPort = typeof address === 'object' && address !== null ? address.port : config.port;
-      const smtpPort = await smtp.listen(config.smtpPort, config.host);
+      let smtpPort: number;
+      try {
+        smtpPort = await smtp.listen(config.smtpPort, config.host);
+      } catch (error) {
+        // The HTTP listener is already open: close it, so a caller that goes on (tests) leaks nothing.
+        await http.close();
+        throw new StartupError('SMTP_PORT', String(config.smtpPort), `a port free to listen on at HOST=${config.host}`, error);
+      }
       sweeper.start();
       started = true;
       logger.info({ http_port: httpPort, smtp_port: smtpPort, domains: config.domains }, 'listening');

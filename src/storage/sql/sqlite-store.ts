@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -33,7 +33,7 @@ const STATEMENT_CACHE_SIZE = 256;
 export function openSqliteDatabase(path: string): BetterSqlite3.Database {
   const inMemory = path === ':memory:' || path === '';
   try {
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    if (!inMemory) ensureDirectory(dirname(path));
     const database = new BetterSqlite3(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     try {
       // WAL: readers never block the writer, and a commit is one sequential append.
@@ -53,6 +53,32 @@ export function openSqliteDatabase(path: string): BetterSqlite3.Database {
     const reason = error instanceof Error ? error.message : String(error);
     throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${reason}`, { cause: error });
   }
+}
+
+/**
+ * Creates `dir` and its missing parents, one level at a time. Not `mkdirSync(dir, {recursive:
+ * true})`: on a file system that refuses the new entry with ENOENT although its parent exists
+ * (e.g. `/proc/nope`), Node's recursive mkdir retries forever at 100 % CPU, blocking the
+ * event loop so that not even SIGTERM is handled. Here every level is tried once, and the
+ * recursion is as deep as the path has components.
+ */
+function ensureDirectory(dir: string): void {
+  try {
+    if (statSync(dir).isDirectory()) return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const parent = dirname(dir);
+    if (parent !== dir) ensureDirectory(parent);
+    try {
+      mkdirSync(dir);
+    } catch (mkdirError) {
+      // Made meanwhile by another process starting on the same file: fine.
+      if ((mkdirError as NodeJS.ErrnoException).code !== 'EEXIST') throw mkdirError;
+    }
+    return;
+  }
+  // A file where the folder should be: SQLite's open would fail with a vaguer message.
+  throw new Error(`${dir} is not a directory`);
 }
 
 /** A MailStore on a SQLite file (or ':memory:'); call migrate() before use. */
