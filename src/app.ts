@@ -13,6 +13,7 @@ import { createMailParser } from './mail/parse-mail.js';
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
+import { UNLIMITED_CAPACITY, type StorageCapacity } from './ports/storage-capacity.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
 import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.js';
@@ -56,6 +57,7 @@ export interface AppOverrides {
   logger?: Logger;
   store?: MailStore;
   rateLimiter?: RateLimiter;
+  capacity?: StorageCapacity;
 }
 
 /** Plan numbers from the configuration. */
@@ -73,20 +75,28 @@ export function planSettings(config: Config): PlanSettings {
  * The store and the fair-use counters. On PostgreSQL both live in the one database, so every
  * node shares them (contract §5); SQLite serves one node, whose counters stay in memory.
  */
-function openBackend(config: Config, logger: Logger, overrides: AppOverrides): { store: MailStore; rateLimiter: RateLimiter } {
-  if (overrides.store !== undefined) return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter() };
+function openBackend(
+  config: Config,
+  logger: Logger,
+  overrides: AppOverrides,
+): { store: MailStore; rateLimiter: RateLimiter; capacity: StorageCapacity } {
+  if (overrides.store !== undefined) {
+    return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter(), capacity: overrides.capacity ?? UNLIMITED_CAPACITY };
+  }
   let opened: OpenedStore;
   try {
     opened = openStore(config.databaseUrl, {
       poolSize: config.databasePoolSize,
       onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; requests fail with 503 until it is back'),
+      minFreeDiskBytes: config.minFreeDiskBytes,
+      onCapacityError: (error) => logger.warn({ err: error }, 'cannot read the free space of the database disk'),
     });
   } catch (error) {
     throw databaseStartupError(config.databaseUrl, error);
   }
   const rateLimiter =
     overrides.rateLimiter ?? (opened.kind === 'postgres' ? new PostgresRateLimiter(opened.pool, RATE_LIMIT_TABLE) : new MemoryRateLimiter());
-  return { store: opened.store, rateLimiter };
+  return { store: opened.store, rateLimiter, capacity: overrides.capacity ?? opened.capacity };
 }
 
 /**
@@ -96,7 +106,7 @@ function openBackend(config: Config, logger: Logger, overrides: AppOverrides): {
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const { store, rateLimiter } = openBackend(config, logger, overrides);
+  const { store, rateLimiter, capacity } = openBackend(config, logger, overrides);
   const metrics = new Metrics();
   const plan = planSettings(config);
   const fairUse = new FairUseService(rateLimiter, config.rateLimits);
@@ -108,7 +118,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const parse = createMailParser({
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
   });
-  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan });
+  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity });
   const sweeper = new Sweeper({
     sweep: new SweepService(store, clock),
     intervalSeconds: config.sweepIntervalSeconds,
@@ -134,6 +144,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         } catch (error) {
           throw new AppError('unavailable', undefined, { cause: error });
         }
+        // Below MIN_FREE_DISK_BYTES the node refuses mail (452 4.3.1): not ready (docs/api.md "Storage quotas").
+        if (!(await capacity.hasRoom())) throw new AppError('unavailable', 'The database disk is below its free-space minimum.');
       },
       renderMetrics: () => metrics.render(),
     },

@@ -32,6 +32,7 @@ export interface Config {
   maxMessageBytes: number;
   freeMaxMessages: number;
   premiumMaxMessages: number;
+  minFreeDiskBytes: number;
   sweepIntervalSeconds: number;
   rateLimits: boolean;
   trustProxy: boolean;
@@ -119,6 +120,7 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'MAX_MESSAGE_BYTES', key: 'maxMessageBytes', defaultText: '10485760', help: 'SMTP SIZE limit in bytes', parse: integer(1024, MAX_MESSAGE_BYTES_LIMIT) },
   { env: 'FREE_MAX_MESSAGES', key: 'freeMaxMessages', defaultText: '100', help: 'messages a free inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
   { env: 'PREMIUM_MAX_MESSAGES', key: 'premiumMaxMessages', defaultText: '1000', help: 'messages a premium inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
+  { env: 'MIN_FREE_DISK_BYTES', key: 'minFreeDiskBytes', defaultText: '1073741824', help: 'SQLite only: below this much free space on the database\'s file system every RCPT TO gets 452 4.3.1 and /readyz 503 (0 = never)', parse: integer(0, Number.MAX_SAFE_INTEGER) },
   { env: 'SWEEP_INTERVAL_SECONDS', key: 'sweepIntervalSeconds', defaultText: '60', help: 'how often expired data is deleted', parse: integer(1, 86_400) },
   { env: 'RATE_LIMITS', key: 'rateLimits', defaultText: 'on', help: 'off disables request-rate limits (benchmarks, tests); message caps stay', parse: boolean('on', 'off') },
   { env: 'TRUST_PROXY', key: 'trustProxy', defaultText: 'false', help: 'take the client address from X-Forwarded-For (behind a reverse proxy)', parse: boolean('true', 'false') },

@@ -85,7 +85,7 @@ function ensureDirectory(dir: string): void {
 export function createSqliteStore(path: string): SqlMailStore {
   const database = openSqliteDatabase(path);
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, () => database.inTransaction),
   });
   return new SqlMailStore(db, sqliteDialect, { groupCommit: true });
 }
@@ -96,19 +96,40 @@ export function createSqliteStore(path: string): SqlMailStore {
  * in between, without waiting for busy_timeout.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * SQLite rolls a transaction back by itself after SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY or
+   * SQLITE_NOMEM (https://sqlite.org/lang_transaction.html, "Response To Errors Within A
+   * Transaction"). Kysely's ROLLBACK would then fail with "cannot rollback - no transaction is
+   * active", and that error would replace the one that matters: a full disk would read as a bug.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.inTransaction()) return;
+    await super.rollbackTransaction(connection);
   }
 }
 
 /** Kysely's SQLite dialect with ImmediateSqliteDriver. */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly config: SqliteDialectConfig) {
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.config);
+    return new ImmediateSqliteDriver(this.config, this.inTransaction);
   }
 }
 
