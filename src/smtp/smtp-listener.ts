@@ -10,7 +10,7 @@ import {
 import type { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { AppError } from '../domain/errors.js';
 import type { AcceptedRecipient, DeliveryService } from '../services/delivery-service.js';
-import { replyForError, type SmtpReply } from './replies.js';
+import { logLevelFor, replyForError, type SmtpReply } from './replies.js';
 
 /**
  * Simultaneous connections before new ones get `421` at once: benchmarks hold 500
@@ -298,7 +298,7 @@ function domainOf(address: string): string {
 /** Logs a refused RCPT or DATA: expected refusals quietly, failures of ours loudly. */
 function logRejection(logger: Logger, error: unknown, reply: SmtpReply, context: Record<string, unknown>): void {
   const fields = { ...context, code: reply.code, enhanced: reply.enhanced };
-  if (reply.code === 451) logger.warn({ ...fields, err: error }, 'smtp temporary failure');
+  if (reply.code === 451 || reply.enhanced === '4.3.1') logger[logLevelFor(error)]({ ...fields, err: error }, 'smtp temporary failure');
   else logger.debug(fields, 'smtp rejected');
 }
 

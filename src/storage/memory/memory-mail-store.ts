@@ -14,7 +14,7 @@ import type {
   Session,
   SweepCounts,
 } from '../../domain/types.js';
-import { StoreUnavailableError, type InsertInboxResult, type MailStore } from '../../ports/mail-store.js';
+import { StoreFailureError, StoreUnavailableError, type InsertInboxResult, type MailStore } from '../../ports/mail-store.js';
 
 /** A received message, shared by its copies (the SQL `contents` row). */
 interface StoredContent {
@@ -97,7 +97,7 @@ export class MemoryMailStore implements MailStore {
   insertSession(session: Session): Promise<void> {
     return this.op(() => {
       if (this.sessions.has(session.id) || this.sessionByToken.has(session.tokenHash)) {
-        throw new StoreUnavailableError('insertSession failed: duplicate session id or token hash');
+        throw new StoreFailureError('insertSession failed: duplicate session id or token hash');
       }
       this.sessions.set(session.id, copySession(session));
       this.sessionByToken.set(session.tokenHash, session.id);
@@ -138,7 +138,7 @@ export class MemoryMailStore implements MailStore {
       // All or nothing, like the SQL transaction.
       for (const license of licenses) {
         if (ids.has(license.id) || hashes.has(license.keyHash)) {
-          throw new StoreUnavailableError('insertLicenses failed: duplicate license id or key hash');
+          throw new StoreFailureError('insertLicenses failed: duplicate license id or key hash');
         }
         ids.add(license.id);
         hashes.add(license.keyHash);
