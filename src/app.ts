@@ -182,6 +182,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     migrate,
     async start() {
       await migrate();
+      // The first free-space reading is taken now, so that no RCPT ever waits for one.
+      await capacity.hasRoom();
       try {
         await http.listen({ port: config.port, host: config.host });
       } catch (error) {
