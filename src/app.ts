@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { publicUrlOf } from './config/load-config.js';
 import type { Config } from './config/schema.js';
+import { databaseStartupError, StartupError } from './config/startup-error.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { AppError } from './domain/errors.js';
 import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
@@ -13,6 +13,7 @@ import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/wor
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
+import { UNLIMITED_CAPACITY, type StorageCapacity } from './ports/storage-capacity.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
 import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.js';
@@ -25,7 +26,8 @@ import { RefusedRecipientBudget } from './services/refused-recipient-budget.js';
 import { SessionService } from './services/session-service.js';
 import { SweepService } from './services/sweep-service.js';
 import { createSmtpListener } from './smtp/smtp-listener.js';
-import { openStore } from './storage/open-store.js';
+import { loadTlsFiles } from './smtp/tls-files.js';
+import { openStore, type OpenedStore } from './storage/open-store.js';
 import { RATE_LIMIT_TABLE } from './storage/sql/migrations.js';
 
 /** The ports a running app listens on. */
@@ -36,6 +38,9 @@ export interface ListeningPorts {
 
 /** The assembled service: start, stop, and its parts for tests. */
 export interface App {
+  /** Applies pending migrations; a failure is a StartupError naming DATABASE_URL. */
+  migrate(): Promise<void>;
+  /** Migrates and opens both listeners; a failure is a StartupError naming what failed. */
   start(): Promise<ListeningPorts>;
   /** Stops accepting, drains in-flight work (bounded), then ends the parse workers and metrics collectors and closes the database. */
   stop(): Promise<void>;
@@ -55,6 +60,7 @@ export interface AppOverrides {
   rateLimiter?: RateLimiter;
   /** Tests only: parse pool settings (a worker module that can crash on purpose, a small queue). */
   parsePool?: Pick<WorkerMailParserOptions, 'workerUrl' | 'threads' | 'maxQueued' | 'deadlineMs'>;
+  capacity?: StorageCapacity;
 }
 
 /** Plan numbers from the configuration. */
@@ -74,15 +80,28 @@ export function planSettings(config: Config): PlanSettings {
  * The store and the fair-use counters. On PostgreSQL both live in the one database, so every
  * node shares them (contract §5); SQLite serves one node, whose counters stay in memory.
  */
-function openBackend(config: Config, logger: Logger, overrides: AppOverrides): { store: MailStore; rateLimiter: RateLimiter } {
-  if (overrides.store !== undefined) return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter() };
-  const opened = openStore(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
-    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; requests fail with 503 until it is back'),
-  });
+function openBackend(
+  config: Config,
+  logger: Logger,
+  overrides: AppOverrides,
+): { store: MailStore; rateLimiter: RateLimiter; capacity: StorageCapacity } {
+  if (overrides.store !== undefined) {
+    return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter(), capacity: overrides.capacity ?? UNLIMITED_CAPACITY };
+  }
+  let opened: OpenedStore;
+  try {
+    opened = openStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; requests fail with 503 until it is back'),
+      minFreeDiskBytes: config.minFreeDiskBytes,
+      onCapacityError: (error) => logger.warn({ err: error }, 'cannot read the free space of the database disk'),
+    });
+  } catch (error) {
+    throw databaseStartupError(config.databaseUrl, error);
+  }
   const rateLimiter =
     overrides.rateLimiter ?? (opened.kind === 'postgres' ? new PostgresRateLimiter(opened.pool, RATE_LIMIT_TABLE) : new MemoryRateLimiter());
-  return { store: opened.store, rateLimiter };
+  return { store: opened.store, rateLimiter, capacity: overrides.capacity ?? opened.capacity };
 }
 
 /**
@@ -92,7 +111,7 @@ function openBackend(config: Config, logger: Logger, overrides: AppOverrides): {
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const { store, rateLimiter } = openBackend(config, logger, overrides);
+  const { store, rateLimiter, capacity } = openBackend(config, logger, overrides);
   const metrics = new Metrics();
   const plan = planSettings(config);
   const fairUse = new FairUseService(rateLimiter, config.rateLimits);
@@ -105,7 +124,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     ...overrides.parsePool,
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
   });
-  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan });
+  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity });
   const sweeper = new Sweeper({
     sweep: new SweepService(store, clock),
     intervalSeconds: config.sweepIntervalSeconds,
@@ -131,6 +150,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         } catch (error) {
           throw new AppError('unavailable', undefined, { cause: error });
         }
+        // Below MIN_FREE_DISK_BYTES the node refuses mail (452 4.3.1): not ready (docs/api.md "Storage quotas").
+        if (!(await capacity.hasRoom())) throw new AppError('unavailable', 'The database disk is below its free-space minimum.');
       },
       renderMetrics: () => metrics.render(),
     },
@@ -141,10 +162,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     logger,
     maxMessageBytes: config.maxMessageBytes,
     hostname: config.domains[0],
-    tls:
-      config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
-        ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
-        : undefined,
+    tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? loadTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined,
     maxConnectionsPerAddress: config.rateLimits ? SMTP_CONNECTIONS_PER_ADDRESS : undefined,
     // Through FairUseService: shared in the database on PostgreSQL, off with RATE_LIMITS=off.
     refusedRecipients: new RefusedRecipientBudget(fairUse),
@@ -155,6 +173,13 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     },
   });
 
+  const migrate = async () => {
+    try {
+      await store.migrate();
+    } catch (error) {
+      throw databaseStartupError(config.databaseUrl, error);
+    }
+  };
   let started = false;
   return {
     store,
@@ -163,12 +188,26 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     delivery,
     sweeper,
     logger,
+    migrate,
     async start() {
-      await store.migrate();
-      await http.listen({ port: config.port, host: config.host });
+      await migrate();
+      // The first free-space reading is taken now, so that no RCPT ever waits for one.
+      await capacity.hasRoom();
+      try {
+        await http.listen({ port: config.port, host: config.host });
+      } catch (error) {
+        throw new StartupError('PORT', String(config.port), `a port free to listen on at HOST=${config.host}`, error);
+      }
       const address = http.server.address();
       const httpPort = typeof address === 'object' && address !== null ? address.port : config.port;
-      const smtpPort = await smtp.listen(config.smtpPort, config.host);
+      let smtpPort: number;
+      try {
+        smtpPort = await smtp.listen(config.smtpPort, config.host);
+      } catch (error) {
+        // The HTTP listener is already open: close it, so a caller that goes on (tests) leaks nothing.
+        await http.close();
+        throw new StartupError('SMTP_PORT', String(config.smtpPort), `a port free to listen on at HOST=${config.host}`, error);
+      }
       sweeper.start();
       started = true;
       logger.info({ http_port: httpPort, smtp_port: smtpPort, domains: config.domains }, 'listening');

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createApp, type App } from './app.js';
 import { ConfigError, loadConfigFromEnvironment } from './config/load-config.js';
 import { CONFIG_SCHEMA, type Config } from './config/schema.js';
+import { StartupError } from './config/startup-error.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
 import { createLogger } from './observability/logger.js';
 
@@ -120,31 +121,19 @@ async function serve(): Promise<void> {
     app = await createApp(config, { logger });
     await app.start();
   } catch (error) {
-    process.stderr.write(`${startFailure(config, error)}\n`);
+    process.stderr.write(`${startFailure(error)}\n`);
     process.exit(1);
   }
 }
 
-/** One line saying why start-up failed, naming the variable when it is the configuration's fault. */
-function startFailure(config: Config, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: string }).code;
-  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-    return `cannot listen on HOST=${config.host} PORT=${config.port} SMTP_PORT=${config.smtpPort}: ${reason}`;
-  }
-  return `invalid configuration: DATABASE_URL=${JSON.stringify(withoutPassword(config.databaseUrl))}: expected a reachable, writable database (${reason})`;
-}
-
-/** A postgres:// URL with its password masked: start-up errors end up in logs. */
-function withoutPassword(databaseUrl: string): string {
-  if (databaseUrl.startsWith('sqlite:')) return databaseUrl;
-  try {
-    const url = new URL(databaseUrl);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return databaseUrl.replace(/:[^:@/]*@/, ':***@');
-  }
+/**
+ * One line saying why start-up failed: the variable, its value and what was expected when
+ * one is to blame (the database, a port, a TLS file), else the error itself. Never multi-line:
+ * the reason of a driver error may contain newlines.
+ */
+function startFailure(error: unknown): string {
+  const line = error instanceof StartupError ? `cannot start: ${error.message}` : `cannot start: ${error instanceof Error ? error.message : String(error)}`;
+  return line.replace(/\s*\n\s*/g, ' ');
 }
 
 /** The configuration, or exit 2 with one line per bad variable. */
@@ -170,9 +159,9 @@ async function withApp<T>(work: (app: App) => Promise<T>): Promise<T> {
   let app: App;
   try {
     app = await createApp(config, { logger: createLogger('warn', process.stderr) });
-    await app.store.migrate();
+    await app.migrate();
   } catch (error) {
-    process.stderr.write(`${startFailure(config, error)}\n`);
+    process.stderr.write(`${startFailure(error)}\n`);
     process.exit(1);
   }
   try {

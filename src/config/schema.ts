@@ -34,6 +34,7 @@ export interface Config {
   premiumMaxMessages: number;
   freeMaxBytes: number;
   premiumMaxBytes: number;
+  minFreeDiskBytes: number;
   sweepIntervalSeconds: number;
   rateLimits: boolean;
   trustProxy: boolean;
@@ -126,6 +127,7 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'PREMIUM_MAX_MESSAGES', key: 'premiumMaxMessages', defaultText: '1000', help: 'messages a premium inbox holds before SMTP answers 452', parse: integer(1, 1_000_000) },
   { env: 'FREE_MAX_BYTES', key: 'freeMaxBytes', defaultText: '52428800', help: 'raw bytes a free inbox holds (50 MiB); a message that would pass it gets 452 4.2.2', parse: integer(1024, MAX_INBOX_BYTES) },
   { env: 'PREMIUM_MAX_BYTES', key: 'premiumMaxBytes', defaultText: '524288000', help: 'raw bytes a premium inbox holds (500 MiB); a message that would pass it gets 452 4.2.2', parse: integer(1024, MAX_INBOX_BYTES) },
+  { env: 'MIN_FREE_DISK_BYTES', key: 'minFreeDiskBytes', defaultText: '1073741824', help: 'SQLite only: below this much free space on the database\'s file system every RCPT TO gets 452 4.3.1 and /readyz 503 (0 = never)', parse: integer(0, Number.MAX_SAFE_INTEGER) },
   { env: 'SWEEP_INTERVAL_SECONDS', key: 'sweepIntervalSeconds', defaultText: '60', help: 'how often expired data is deleted', parse: integer(1, 86_400) },
   { env: 'RATE_LIMITS', key: 'rateLimits', defaultText: 'on', help: 'off disables request-rate limits (benchmarks, tests); message caps stay', parse: boolean('on', 'off') },
   { env: 'TRUST_PROXY', key: 'trustProxy', defaultText: 'false', help: 'take the client address from X-Forwarded-For (behind a reverse proxy)', parse: boolean('true', 'false') },

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'inbox_full',
   'too_many_recipients',
   'rate_limited',
+  'storage_full',
   'unavailable',
   'internal_error',
 ] as const;
@@ -53,6 +54,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   inbox_full: 'The inbox holds its maximum number of messages.',
   too_many_recipients: 'Too many recipients for one message.',
   rate_limited: 'Too many requests; try again later.',
+  storage_full: 'The server is out of storage space; try again later.',
   unavailable: 'The service is temporarily unavailable; try again shortly.',
   internal_error: 'Something went wrong on our side.',
 };

@@ -25,6 +25,9 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   inbox_full: 507,
   too_many_recipients: 400,
   rate_limited: 429,
+  // The database's disk is full: 507 Insufficient Storage (RFC 4918 §11.5), not 503, which
+  // is kept for a database that cannot be reached (docs/api.md "Errors").
+  storage_full: 507,
   unavailable: 503,
   internal_error: 500,
 };

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type { Logger } from 'pino';
 import { AppError, ERROR_MESSAGES, type ErrorCode } from '../domain/errors.js';
 import { API_PER_ADDRESS } from '../domain/fair-use.js';
-import { StoreUnavailableError } from '../ports/mail-store.js';
+import { StoreFullError, StoreUnavailableError } from '../ports/mail-store.js';
 import { HTTP_STATUS } from './error-map.js';
 import { setRateHeaders, type HttpDeps } from './http-deps.js';
 import { registerRoutes } from './routes.js';
@@ -74,7 +74,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   const routes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}$`);
+    const pattern = routePattern(route.url);
     for (const method of methods) routes.push({ method, pattern });
   });
 
@@ -95,6 +95,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     const appError = toAppError(error);
     if (appError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
+    else if (appError.code === 'storage_full') request.log.warn({ err: error }, 'database disk full');
     sendError(reply, appError);
   });
 
@@ -113,6 +114,19 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   // The web app at `/` (docs/web.md); absent when only the server was built.
   await registerWebAssets(app);
   return app;
+}
+
+/**
+ * The paths a Fastify route URL matches: a `:param` is one segment, a `*` anything, and every
+ * other character only itself (the `.` of /api/openapi.json is a dot, not any character).
+ */
+export function routePattern(url: string): RegExp {
+  const parts = url.split(/(:[^/]+|\*)/).map((part) => {
+    if (part === '*') return '.*';
+    if (part.startsWith(':')) return '[^/]+';
+    return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return new RegExp(`^${parts.join('')}$`);
 }
 
 /** Writes the contract's error shape with the mapped status (and Retry-After for 429). */
@@ -146,6 +160,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof StoreUnavailableError) return new AppError('unavailable', undefined, { cause: error });
+  if (error instanceof StoreFullError) return new AppError('storage_full', undefined, { cause: error });
+  // StoreFailureError (a failing query: our bug) falls through to internal_error below.
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
   if (fastifyError.validation !== undefined) {
     return new AppError('invalid_request', `Invalid request: ${fastifyError.message ?? 'validation failed'}.`);

@@ -74,7 +74,9 @@ export interface InboxUsage {
  * Conventions:
  * - Dates in, Dates out; ids are made by the caller (domain/ids.ts), never by the store.
  * - Methods that read "active" data take `now`; the store never reads a clock.
- * - A failure of the backend itself is thrown as StoreUnavailableError.
+ * - A failure of the backend itself is thrown by cause (docs/api.md "Errors"): the database
+ *   cannot be reached → StoreUnavailableError; its disk is full → StoreFullError; anything
+ *   else (a SQL bug, a constraint nobody expected) → StoreFailureError.
  */
 export interface MailStore {
   /** Applies pending migrations (idempotent, safe to call at every start). */
@@ -172,10 +174,29 @@ export interface MailStore {
   deleteExpired(now: Date, limit: number): Promise<SweepCounts>;
 }
 
-/** Thrown by a store when the backend cannot be reached or fails (HTTP 503, SMTP 451). */
+/** Thrown by a store when the database cannot be reached (HTTP 503, SMTP 451 4.3.0): retry later. */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Thrown by a store when the database's disk is full (HTTP 507, SMTP 452 4.3.1): retry once space returns. */
+export class StoreFullError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreFullError';
+  }
+}
+
+/**
+ * Thrown by a store for any other backend failure: a bug of ours (HTTP 500 internal_error,
+ * logged with its cause; SMTP 451 4.3.0), never reported as an outage.
+ */
+export class StoreFailureError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreFailureError';
   }
 }

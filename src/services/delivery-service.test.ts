@@ -45,4 +45,15 @@ describe('DeliveryService', () => {
     const kept = await f.store.listMessages(id);
     expect(kept.map((m) => m.subject)).toEqual(['report 5', 'report 4', 'report 3']);
   });
+
+  it('answers every recipient storage_full (452 4.3.1) while the disk has no room, and recovers with it', async () => {
+    let room = false;
+    const f = serviceFixture({ capacity: { hasRoom: () => Promise.resolve(room) } });
+    const { inbox } = await f.inboxes.create((await f.newSession()).session, {}, 'ip');
+    for (const address of [`${inbox.username}@tempinbox.test`, 'postmaster@tempinbox.test', 'x@elsewhere.example']) {
+      expect(await codeOf(f.delivery.acceptRecipient(address, 0)), address).toBe('storage_full');
+    }
+    room = true;
+    expect((await f.delivery.acceptRecipient(`${inbox.username}@tempinbox.test`, 0)).inboxId).toBe(inbox.id);
+  });
 });

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
 import type { InsertOutcome, MailStore, StorePolicy } from '../ports/mail-store.js';
 import type { MailParser } from '../ports/mail-parser.js';
+import { UNLIMITED_CAPACITY, type StorageCapacity } from '../ports/storage-capacity.js';
 
 /** The local part that is always accepted on every served domain (RFC 5321 §4.5.1). */
 export const POSTMASTER = 'postmaster';
@@ -34,6 +35,8 @@ export interface DeliveryServiceDeps {
   parse: MailParser;
   domains: readonly string[];
   plan: PlanSettings;
+  /** Free space of the store's disk (MIN_FREE_DISK_BYTES); none: always room. */
+  capacity?: StorageCapacity;
 }
 
 /**
@@ -47,9 +50,12 @@ export class DeliveryService {
    * Decides one `RCPT TO`. `alreadyAccepted` is how many recipients this transaction has.
    * Throws: invalid_domain (550 5.7.1 relay denied), inbox_not_found / inbox_expired
    * (550 5.1.1), inbox_full (452 4.2.2: at its message or byte cap), too_many_recipients
-   * (452 4.5.3), invalid_request. The caps are checked again when the message is stored.
+   * (452 4.5.3), invalid_request, storage_full (452 4.3.1: the disk is below
+   * MIN_FREE_DISK_BYTES, for every recipient). The caps are checked again when the message is stored.
    */
   async acceptRecipient(address: string, alreadyAccepted: number): Promise<AcceptedRecipient> {
+    // A cached reading, refreshed off the hot path (storage/disk-space-monitor.ts).
+    if (!(await (this.deps.capacity ?? UNLIMITED_CAPACITY).hasRoom())) throw new AppError('storage_full');
     if (alreadyAccepted >= MAX_RECIPIENTS_PER_MESSAGE) throw new AppError('too_many_recipients');
     // RFC 5321 §4.5.1: the bare, domain-less "postmaster" must be accepted too.
     if (address.toLowerCase() === POSTMASTER) return { address, inboxId: null };

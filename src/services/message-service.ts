@@ -6,6 +6,11 @@ import type { AttachmentContent, Inbox, MessageDetail, Session } from '../domain
 import type { MailStore } from '../ports/mail-store.js';
 import { owns } from './ownership.js';
 
+/** The not_found sentence for a message that is missing or not the session's. */
+const NO_SUCH_MESSAGE = 'No such message.';
+/** The not_found sentence of the attachment route, whatever was missing or foreign. */
+const NO_SUCH_ATTACHMENT = 'No such message or attachment.';
+
 /** Reading and deleting single messages; every call proves the session owns the inbox. */
 export class MessageService {
   constructor(
@@ -16,7 +21,7 @@ export class MessageService {
   /** One message with headers. */
   async get(session: Session, messageId: string): Promise<MessageDetail> {
     const message = isId(messageId) ? await this.store.findMessage(messageId) : null;
-    if (message === null) throw new AppError('not_found', 'No such message.');
+    if (message === null) throw new AppError('not_found', NO_SUCH_MESSAGE);
     await this.assertReadable(session, message.inboxId);
     return message;
   }
@@ -24,7 +29,7 @@ export class MessageService {
   /** The original bytes as received. */
   async raw(session: Session, messageId: string): Promise<Uint8Array> {
     const found = isId(messageId) ? await this.store.findRawMessage(messageId) : null;
-    if (found === null) throw new AppError('not_found', 'No such message.');
+    if (found === null) throw new AppError('not_found', NO_SUCH_MESSAGE);
     await this.assertReadable(session, found.inboxId);
     return found.raw;
   }
@@ -32,29 +37,31 @@ export class MessageService {
   /** One attachment's bytes and metadata. */
   async attachment(session: Session, messageId: string, attachmentId: string): Promise<AttachmentContent> {
     const found = isId(messageId) && isId(attachmentId) ? await this.store.findAttachment(messageId, attachmentId) : null;
-    if (found === null) throw new AppError('not_found', 'No such attachment.');
-    await this.assertReadable(session, found.inboxId);
+    // One answer for a missing message, a foreign one and a missing attachment: the reply
+    // tells nothing about messages of other sessions (docs/api.md, attachments).
+    if (found === null) throw new AppError('not_found', NO_SUCH_ATTACHMENT);
+    await this.assertReadable(session, found.inboxId, NO_SUCH_ATTACHMENT);
     return found;
   }
 
   /** Deletes one message of an inbox the session owns (expired ones too). */
   async delete(session: Session, messageId: string): Promise<void> {
     const message = isId(messageId) ? await this.store.findMessage(messageId) : null;
-    if (message === null) throw new AppError('not_found', 'No such message.');
+    if (message === null) throw new AppError('not_found', NO_SUCH_MESSAGE);
     await this.assertOwned(session, message.inboxId);
     await this.store.deleteMessage(messageId);
   }
 
   /** A foreign message answers exactly like a missing one. Returns the inbox. */
-  private async assertOwned(session: Session, inboxId: string): Promise<Inbox> {
+  private async assertOwned(session: Session, inboxId: string, notFound = NO_SUCH_MESSAGE): Promise<Inbox> {
     const inbox = await this.store.findInboxById(inboxId);
-    if (inbox === null || !owns(session, inbox)) throw new AppError('not_found', 'No such message.');
+    if (inbox === null || !owns(session, inbox)) throw new AppError('not_found', notFound);
     return inbox;
   }
 
   /** Owned, and the inbox still active (410 once it expired, until the sweeper deletes it). */
-  private async assertReadable(session: Session, inboxId: string): Promise<void> {
-    const inbox = await this.assertOwned(session, inboxId);
+  private async assertReadable(session: Session, inboxId: string, notFound = NO_SUCH_MESSAGE): Promise<void> {
+    const inbox = await this.assertOwned(session, inboxId, notFound);
     if (!isInboxActive(inbox.expiresAt, this.clock.now())) throw new AppError('inbox_expired');
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ERROR_CODES, type ErrorCode } from '../domain/errors.js';
-import { StoreUnavailableError } from '../ports/mail-store.js';
-import { formatReply, replyForError, SMTP_REPLIES } from './replies.js';
+import { StoreFailureError, StoreFullError, StoreUnavailableError } from '../ports/mail-store.js';
+import { formatReply, logLevelFor, replyForError, SMTP_REPLIES } from './replies.js';
 
 describe('SMTP reply table', () => {
   it.each(ERROR_CODES)('%s has a failure reply whose enhanced class matches its code', (code) => {
@@ -23,6 +23,7 @@ describe('SMTP reply table', () => {
     ['too_many_recipients', '452 4.5.3'],
     ['payload_too_large', '552 5.3.4'],
     ['unavailable', '451 4.3.0'],
+    ['storage_full', '452 4.3.1'],
     ['internal_error', '451 4.3.0'],
     ['invalid_request', '501 5.1.3'],
     ['username_invalid', '501 5.1.3'],
@@ -48,6 +49,15 @@ describe('replyForError', () => {
     expect(formatReply(replyForError(new StoreUnavailableError('connect ECONNREFUSED 10.0.0.5:5432')))).toMatch(
       /^451 4\.3\.0 /,
     );
+  });
+
+  it('answers a full disk with 452 4.3.1 and a failing query with 451 4.3.0, logged as an error', () => {
+    expect(formatReply(replyForError(new StoreFullError('insertMessage failed: database or disk is full')))).toMatch(/^452 4\.3\.1 /);
+    const bug = new StoreFailureError('insertMessage failed: no such table: messages');
+    expect(formatReply(replyForError(bug))).toMatch(/^451 4\.3\.0 /);
+    expect(logLevelFor(bug)).toBe('error');
+    expect(logLevelFor(new StoreUnavailableError('connect ECONNREFUSED'))).toBe('warn');
+    expect(logLevelFor(new StoreFullError('full'))).toBe('warn');
   });
 
   it.each([new Error('secret stack detail'), new TypeError('x is undefined'), 'a string', undefined, null, 42, {}])(

@@ -1,5 +1,5 @@
 import { isAppError, type ErrorCode } from '../domain/errors.js';
-import { StoreUnavailableError } from '../ports/mail-store.js';
+import { StoreFailureError, StoreFullError, StoreUnavailableError } from '../ports/mail-store.js';
 
 /** One SMTP reply: basic code (RFC 5321 §4.2), enhanced status code (RFC 3463) and text. */
 export interface SmtpReply {
@@ -61,6 +61,10 @@ export const SMTP_REPLIES: Record<ErrorCode, SmtpReply> = {
   // other recipients go on; 421 would drop the whole session) with X.7.0 "other security
   // or policy status" (RFC 3463 §3.8): the sender's queue retries later.
   rate_limited: { code: 450, enhanced: '4.7.0', text: 'Rate limit exceeded, try again later' },
+  // The database's disk is full, or below MIN_FREE_DISK_BYTES: 452 insufficient system
+  // storage with X.3.1 "mail system full" (RFC 5321 §4.2.3, RFC 3463 §3.4): transient, the
+  // sender's queue retries once space returns.
+  storage_full: { code: 452, enhanced: '4.3.1', text: 'Insufficient system storage' },
   // Database down: 451 local error in processing, X.3.0 "other or undefined mail system
   // status": transient, the message stays in the sender's queue and is retried.
   unavailable: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
@@ -71,14 +75,27 @@ export const SMTP_REPLIES: Record<ErrorCode, SmtpReply> = {
 /** What any failure we do not know (or a store outage) is answered with: retry later. */
 const TEMPORARY_FAILURE: SmtpReply = SMTP_REPLIES.unavailable;
 
+/** The catalog code of anything a use case threw: AppError by its code, store errors by their cause, the rest a bug. */
+export function errorCodeOf(error: unknown): ErrorCode {
+  if (isAppError(error)) return error.code;
+  if (error instanceof StoreUnavailableError) return 'unavailable';
+  if (error instanceof StoreFullError) return 'storage_full';
+  if (error instanceof StoreFailureError) return 'internal_error';
+  return 'internal_error';
+}
+
 /**
- * The reply for anything a use case threw: AppError by its code, a store outage and every
- * other error as 451 4.3.0 (the sender retries). Never throws; never echoes the error text.
+ * The reply for anything a use case threw: AppError by its code, a store outage 451 4.3.0,
+ * a full disk 452 4.3.1, every other error 451 4.3.0 (the sender retries). Never throws;
+ * never echoes the error text.
  */
 export function replyForError(error: unknown): SmtpReply {
-  if (isAppError(error)) return SMTP_REPLIES[error.code] ?? TEMPORARY_FAILURE;
-  if (error instanceof StoreUnavailableError) return TEMPORARY_FAILURE;
-  return TEMPORARY_FAILURE;
+  return SMTP_REPLIES[errorCodeOf(error)] ?? TEMPORARY_FAILURE;
+}
+
+/** How loudly a refusal is logged: `error` for a bug of ours (internal_error), else `warn`. */
+export function logLevelFor(error: unknown): 'error' | 'warn' {
+  return errorCodeOf(error) === 'internal_error' ? 'error' : 'warn';
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   type ConnectionLimits,
   type RefusedRecipientBudgetPort,
 } from './connection-policy.js';
-import { replyForDataError, replyForError, type SmtpReply } from './replies.js';
+import { logLevelFor, replyForDataError, replyForError, type SmtpReply } from './replies.js';
 import { traceHeaders } from './trace-headers.js';
 /**
  * On close, how long open transactions may finish before they get `421 Server shutting
@@ -351,7 +351,7 @@ function domainOf(address: string): string {
 /** Logs a refused RCPT or DATA: expected refusals quietly, failures of ours loudly. */
 function logRejection(logger: Logger, error: unknown, reply: SmtpReply, context: Record<string, unknown>): void {
   const fields = { ...context, code: reply.code, enhanced: reply.enhanced };
-  if (reply.code === 451) logger.warn({ ...fields, err: error }, 'smtp temporary failure');
+  if (reply.code === 451 || reply.enhanced === '4.3.1') logger[logLevelFor(error)]({ ...fields, err: error }, 'smtp temporary failure');
   else logger.debug(fields, 'smtp rejected');
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { StoreFailureError, StoreUnavailableError } from '../../src/ports/mail-store.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/storage/sql/sqlite-store.js';
 import { runMailStoreContract } from './mail-store-contract.js';
 import { addInbox, allByteValues, at, deliver, deliverOne, expectBytes, makeAttachment, makeInbox } from './mail-store-fixtures.js';
@@ -111,7 +111,7 @@ describe('SQLite store', () => {
     }
   });
 
-  it('reports driver failures as StoreUnavailableError', async () => {
+  it('reports a failing query as StoreFailureError (a bug: 500), never as an outage', async () => {
     const path = freshPath();
     const store = createSqliteStore(path);
     try {
@@ -121,9 +121,9 @@ describe('SQLite store', () => {
       const other = new BetterSqlite3(path);
       other.exec('drop table attachments');
       other.close();
-      await expect(store.findAttachment('m', 'a')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.findAttachment('m', 'a')).rejects.toBeInstanceOf(StoreFailureError);
       await expect(deliverOne(store, inbox.id, { attachments: [makeAttachment(new Uint8Array([1]))] })).rejects.toBeInstanceOf(
-        StoreUnavailableError,
+        StoreFailureError,
       );
       // The failed delivery rolled back as a whole.
       expect(await store.countMessages(inbox.id)).toBe(0);

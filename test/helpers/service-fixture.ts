@@ -4,6 +4,7 @@ import type { PlanSettings } from '../../src/domain/plan.js';
 import type { Session } from '../../src/domain/types.js';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory-rate-limiter.js';
 import { DeliveryService } from '../../src/services/delivery-service.js';
+import type { StorageCapacity } from '../../src/ports/storage-capacity.js';
 import { FairUseService } from '../../src/services/fair-use-service.js';
 import { InboxService } from '../../src/services/inbox-service.js';
 import { LicenseService } from '../../src/services/license-service.js';
@@ -32,7 +33,7 @@ export async function lineParser(raw: Uint8Array): Promise<ParsedMail> {
 }
 
 /** Every service over one in-memory store and one fake clock. */
-export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<PlanSettings>; domains?: string[] } = {}) {
+export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<PlanSettings>; domains?: string[]; capacity?: StorageCapacity } = {}) {
   const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
   const store = new MemoryMailStore();
   const plan = { ...DEFAULT_PLAN, ...options.plan };
@@ -47,7 +48,7 @@ export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<P
     inboxes: new InboxService({ store, clock, fairUse, domains, plan }),
     messages: new MessageService(store, clock),
     licenses: new LicenseService({ store, clock, fairUse, plan }),
-    delivery: new DeliveryService({ store, clock, parse: lineParser, domains, plan }),
+    delivery: new DeliveryService({ store, clock, parse: lineParser, domains, plan, capacity: options.capacity }),
     sweep: new SweepService(store, clock),
     /** A fresh session (and its cookie token). */
     async newSession(): Promise<{ session: Session; token: string }> {

@@ -1,15 +1,19 @@
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
+import { StoreFailureError, StoreFullError, StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 
 /**
  * A store whose backend can be "unplugged": every call fails with StoreUnavailableError
  * while `down` is true, as a real driver does when its database is unreachable.
  */
-function unpluggableStore(): { store: MailStore; setDown: (down: boolean) => void } {
+function unpluggableStore(failure: () => Error = () => new StoreUnavailableError('database unreachable')): {
+  store: MailStore;
+  setDown: (down: boolean) => void;
+} {
   const inner = new MemoryMailStore();
   let down = false;
   const store = new Proxy(inner, {
@@ -17,7 +21,7 @@ function unpluggableStore(): { store: MailStore; setDown: (down: boolean) => voi
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function' || property === 'close') return value;
       return (...args: unknown[]) => {
-        if (down) return Promise.reject(new StoreUnavailableError('database unreachable'));
+        if (down) return Promise.reject(failure());
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -57,5 +61,39 @@ describe('database outage over HTTP', () => {
     expect((await app.http.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     const again = await app.http.inject({ method: 'GET', url: `/api/check/${username}`, headers: { cookie: String(cookie).split(';')[0] } });
     expect(again.statusCode).toBe(200);
+  });
+
+  it('answers a failing query with 500 internal_error logged at error with its cause, and a full disk with 507 storage_full', async () => {
+    let failure: Error = new StoreFailureError('findSession failed: no such table: sessions', { cause: new Error('SQLITE_ERROR: no such table: sessions') });
+    const { store, setDown } = unpluggableStore(() => failure);
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+        done();
+      },
+    });
+    app = await createApp(loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off' }), {
+      store,
+      logger: createLogger('info', sink),
+    });
+    await app.start();
+    const created = await app.http.inject({ method: 'GET', url: '/api/create' });
+    const cookie = String(created.headers['set-cookie']).split(';')[0] ?? '';
+
+    setDown(true);
+    const bug = await app.http.inject({ method: 'GET', url: '/api/session', headers: { cookie } });
+    expect(bug.statusCode).toBe(500);
+    expect(bug.json()).toMatchObject({ success: false, error: { code: 'internal_error' } });
+    expect(bug.body).not.toContain('no such table');
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; err?: { message?: string } }).find((entry) => entry.level === 50);
+    // pino level 50 = error; the cause's text is in the logged error.
+    expect(logged?.err?.message).toContain('no such table');
+
+    failure = new StoreFullError('insertSession failed: database or disk is full');
+    const full = await app.http.inject({ method: 'GET', url: '/api/create' });
+    expect(full.statusCode).toBe(507);
+    expect(full.json()).toMatchObject({ success: false, error: { code: 'storage_full' } });
+    setDown(false);
   });
 });

@@ -16,6 +16,7 @@ import type {
 } from '../../domain/types.js';
 import { fitsCaps } from '../../domain/plan.js';
 import {
+  StoreFailureError,
   StoreUnavailableError,
   type FreeInboxResult,
   type InboxUsage,
@@ -109,7 +110,7 @@ export class MemoryMailStore implements MailStore {
   insertSession(session: Session): Promise<void> {
     return this.op(() => {
       if (this.sessions.has(session.id) || this.sessionByToken.has(session.tokenHash)) {
-        throw new StoreUnavailableError('insertSession failed: duplicate session id or token hash');
+        throw new StoreFailureError('insertSession failed: duplicate session id or token hash');
       }
       this.sessions.set(session.id, copySession(session));
       this.sessionByToken.set(session.tokenHash, session.id);
@@ -166,7 +167,7 @@ export class MemoryMailStore implements MailStore {
       // All or nothing, like the SQL transaction.
       for (const license of licenses) {
         if (ids.has(license.id) || hashes.has(license.keyHash)) {
-          throw new StoreUnavailableError('insertLicenses failed: duplicate license id or key hash');
+          throw new StoreFailureError('insertLicenses failed: duplicate license id or key hash');
         }
         ids.add(license.id);
         hashes.add(license.keyHash);

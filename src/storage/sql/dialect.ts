@@ -31,11 +31,20 @@ export interface SqlDialect {
    */
   isRetryable(error: unknown): boolean;
   /**
+   * What a failed operation means (docs/api.md "Errors"): `unavailable` when the database
+   * cannot be reached (retry later: 503 / 451 4.3.0), `full` when its disk is full (452 4.3.1),
+   * `internal` for everything else: a bug of ours, never reported as an outage.
+   */
+  classifyFailure(error: unknown): StoreFailureKind;
+  /**
    * Marks a table whose rows may be lost in a crash (fair-use counters): on PostgreSQL an
    * UNLOGGED table, whose writes skip the WAL and so never wait for an fsync.
    */
   ephemeralTable<TB extends string, C extends string>(table: CreateTableBuilder<TB, C>): CreateTableBuilder<TB, C>;
 }
+
+/** The three causes a store failure is reported by. */
+export type StoreFailureKind = 'unavailable' | 'full' | 'internal';
 
 function errorCode(error: unknown): unknown {
   return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
@@ -57,6 +66,7 @@ export const sqliteDialect: SqlDialect = {
   },
   // One writer at a time (BEGIN IMMEDIATE + busy_timeout): no deadlocks to retry.
   isRetryable: () => false,
+  classifyFailure: classifySqliteFailure,
   // Every SQLite table is equally durable; the table is unused on one node anyway.
   ephemeralTable: (table) => table,
 };
@@ -79,5 +89,76 @@ export const postgresDialect: SqlDialect = {
     const code = errorCode(error);
     return code === '40P01' || code === '40001';
   },
+  classifyFailure: classifyPostgresFailure,
   ephemeralTable: (table) => table.modifyFront(sql`unlogged`),
 };
+
+/**
+ * SQLite result codes (https://sqlite.org/rescode.html) meaning the file cannot be used right
+ * now: it cannot be opened, the disk or file system failed (every SQLITE_IOERR_* extended
+ * code), another process holds the write lock past busy_timeout, or the file became read-only
+ * (a file system remounted read-only).
+ */
+const SQLITE_UNAVAILABLE = /^SQLITE_(CANTOPEN|IOERR|BUSY|READONLY)(_|$)/;
+
+/** SQLite: SQLITE_FULL is a full disk; open, I/O and lock failures are an outage; the rest is ours. */
+export function classifySqliteFailure(error: unknown): StoreFailureKind {
+  const code = errorCode(error);
+  if (typeof code !== 'string') return 'internal';
+  // SQLITE_FULL: the write failed for lack of space (SQLite maps ENOSPC to it).
+  if (code === 'SQLITE_FULL') return 'full';
+  return SQLITE_UNAVAILABLE.test(code) ? 'unavailable' : 'internal';
+}
+
+/**
+ * Node socket errors of a connection that could not be made or broke: the server is down,
+ * restarting, or the network between us is cut.
+ */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * pg and pg-pool raise these without a code when the connection is lost or never made
+ * (pg/lib/client.js, pg-pool/index.js): a broken socket, the pool's connect timeout, the
+ * client-side query timeout (POSTGRES_QUERY_TIMEOUT_MS), a client whose connection died.
+ */
+const PG_CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect$/,
+  /^timeout expired$/,
+  /^Query read timeout$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+];
+
+/**
+ * PostgreSQL: SQLSTATE 53100 disk_full is a full disk; class 08 (connection exception),
+ * 57P01-57P03 (admin/crash shutdown, cannot connect now: a restart), 53300
+ * too_many_connections and socket or pool failures are an outage; the rest is ours
+ * (PostgreSQL error codes, appendix A).
+ */
+export function classifyPostgresFailure(error: unknown): StoreFailureKind {
+  const code = errorCode(error);
+  if (code === '53100') return 'full';
+  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')) {
+    return 'unavailable';
+  }
+  if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return 'unavailable';
+  const message = error instanceof Error ? error.message : '';
+  if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return 'unavailable';
+  // pg-pool wraps the socket error of a failed connect (`cause`); AggregateError carries one per address tried.
+  if (error instanceof AggregateError) return error.errors.some((inner) => classifyPostgresFailure(inner) === 'unavailable') ? 'unavailable' : 'internal';
+  if (error instanceof Error && error.cause !== undefined && error.cause !== error) return classifyPostgresFailure(error.cause) === 'unavailable' ? 'unavailable' : 'internal';
+  return 'internal';
+}

@@ -13,6 +13,8 @@ import type {
   SweepCounts,
 } from '../../domain/types.js';
 import {
+  StoreFailureError,
+  StoreFullError,
   StoreUnavailableError,
   type FreeInboxResult,
   type InboxUsage,
@@ -26,7 +28,7 @@ import {
 } from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
-import type { SqlDialect } from './dialect.js';
+import type { SqlDialect, StoreFailureKind } from './dialect.js';
 import {
   attachmentsOfContent,
   attachmentsOfPage,
@@ -50,7 +52,8 @@ const RETRY_DELAY_MS = 10;
 
 /**
  * MailStore on SQL through Kysely: the same queries serve SQLite and PostgreSQL; what differs
- * is in `dialect`. Every backend failure surfaces as StoreUnavailableError.
+ * is in `dialect`. A backend failure surfaces by its cause (dialect.classifyFailure):
+ * StoreUnavailableError, StoreFullError or StoreFailureError.
  */
 export class SqlMailStore implements MailStore {
   private closed = false;
@@ -372,7 +375,7 @@ export class SqlMailStore implements MailStore {
   }
 
   /**
-   * Runs one operation, turning every backend failure into StoreUnavailableError. An
+   * Runs one operation, turning a backend failure into the store error of its cause. An
    * operation the database rolled back to break a deadlock or serialisation conflict (several
    * nodes writing the same rows) runs again, a bounded number of times: each operation is one
    * statement or one transaction, so nothing of the failed attempt was kept.
@@ -383,15 +386,23 @@ export class SqlMailStore implements MailStore {
       try {
         return await work();
       } catch (error) {
-        if (error instanceof StoreUnavailableError) throw error;
+        if (error instanceof StoreUnavailableError || error instanceof StoreFullError || error instanceof StoreFailureError) throw error;
         if (attempt < MAX_ATTEMPTS && this.dialect.isRetryable(error)) {
           // A little random wait, so the two sides of a deadlock do not meet again at once.
           await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt * (1 + Math.random())));
           continue;
         }
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new StoreUnavailableError(`${operation} failed: ${reason}`, { cause: error });
+        throw storeError(operation, this.dialect.classifyFailure(error), error);
       }
     }
   }
+}
+
+/** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */
+function storeError(operation: string, kind: StoreFailureKind, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  const message = `${operation} failed: ${reason}`;
+  if (kind === 'unavailable') return new StoreUnavailableError(message, { cause: error });
+  if (kind === 'full') return new StoreFullError(message, { cause: error });
+  return new StoreFailureError(message, { cause: error });
 }

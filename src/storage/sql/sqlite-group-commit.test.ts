@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../ports/mail-store.js';
+import { StoreFailureError } from '../../ports/mail-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tempinbox-group-commit-'));
@@ -57,7 +57,7 @@ describe('SQLite store: group commit of messages', () => {
     }
   });
 
-  it('rejects every caller of a failed group with StoreUnavailableError (SMTP answers 451)', async () => {
+  it('rejects every caller of a failed group with the store error of its cause (a missing table: StoreFailureError, SMTP 451)', async () => {
     const { path, store, inbox } = await storeWithInbox('failing');
     const saboteur = new BetterSqlite3(path);
     saboteur.exec('drop index messages_content_id; drop table messages');
@@ -66,7 +66,7 @@ describe('SQLite store: group commit of messages', () => {
       const results = await Promise.allSettled(Array.from({ length: 5 }, (_, n) => store.insertMessage(mail(n), [inbox.id], POLICY)));
       for (const result of results) {
         expect(result.status).toBe('rejected');
-        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreUnavailableError);
+        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreFailureError);
       }
     } finally {
       await store.close();

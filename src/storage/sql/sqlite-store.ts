@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -33,7 +33,7 @@ const STATEMENT_CACHE_SIZE = 256;
 export function openSqliteDatabase(path: string): BetterSqlite3.Database {
   const inMemory = path === ':memory:' || path === '';
   try {
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    if (!inMemory) ensureDirectory(dirname(path));
     const database = new BetterSqlite3(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     try {
       // WAL: readers never block the writer, and a commit is one sequential append.
@@ -55,11 +55,37 @@ export function openSqliteDatabase(path: string): BetterSqlite3.Database {
   }
 }
 
+/**
+ * Creates `dir` and its missing parents, one level at a time. Not `mkdirSync(dir, {recursive:
+ * true})`: on a file system that refuses the new entry with ENOENT although its parent exists
+ * (e.g. `/proc/nope`), Node's recursive mkdir retries forever at 100 % CPU, blocking the
+ * event loop so that not even SIGTERM is handled. Here every level is tried once, and the
+ * recursion is as deep as the path has components.
+ */
+function ensureDirectory(dir: string): void {
+  try {
+    if (statSync(dir).isDirectory()) return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const parent = dirname(dir);
+    if (parent !== dir) ensureDirectory(parent);
+    try {
+      mkdirSync(dir);
+    } catch (mkdirError) {
+      // Made meanwhile by another process starting on the same file: fine.
+      if ((mkdirError as NodeJS.ErrnoException).code !== 'EEXIST') throw mkdirError;
+    }
+    return;
+  }
+  // A file where the folder should be: SQLite's open would fail with a vaguer message.
+  throw new Error(`${dir} is not a directory`);
+}
+
 /** A MailStore on a SQLite file (or ':memory:'); call migrate() before use. */
 export function createSqliteStore(path: string): SqlMailStore {
   const database = openSqliteDatabase(path);
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, () => database.inTransaction),
   });
   return new SqlMailStore(db, sqliteDialect, { groupCommit: true });
 }
@@ -70,19 +96,40 @@ export function createSqliteStore(path: string): SqlMailStore {
  * in between, without waiting for busy_timeout.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * SQLite rolls a transaction back by itself after SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY or
+   * SQLITE_NOMEM (https://sqlite.org/lang_transaction.html, "Response To Errors Within A
+   * Transaction"). Kysely's ROLLBACK would then fail with "cannot rollback - no transaction is
+   * active", and that error would replace the one that matters: a full disk would read as a bug.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.inTransaction()) return;
+    await super.rollbackTransaction(connection);
   }
 }
 
 /** Kysely's SQLite dialect with ImmediateSqliteDriver. */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly config: SqliteDialectConfig) {
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.config);
+    return new ImmediateSqliteDriver(this.config, this.inTransaction);
   }
 }
 
