@@ -4,6 +4,7 @@ import { describeExpiryContract } from './expiry-contract.js';
 import { describeInboxContract } from './inbox-contract.js';
 import { addInbox, at, deliverOne } from './mail-store-fixtures.js';
 import { describeMessageContract } from './message-contract.js';
+import { describeMessagePageContract } from './message-page-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
 
 /**
@@ -55,6 +56,7 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeSessionLicenseContract(store);
     describeInboxContract(store);
     describeMessageContract(store);
+    describeMessagePageContract(store);
     describeExpiryContract(store);
   });
 }
