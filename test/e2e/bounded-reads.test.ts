@@ -19,7 +19,9 @@ const JSON_BUDGET_BYTES = 8 * 1024 * 1024;
  * test processes (and its own SMTP fill, pollers and JSON parsing), so it allows for scheduling.
  * Before the fix the same probes waited 2-12 s.
  */
-const BYSTANDER_MARGIN_MS = 1000;
+const BYSTANDER_MARGIN_MS = 1500;
+/** Polls by each of the two polling clients. */
+const POLLS_PER_CLIENT = 5;
 /**
  * The fill takes ~10 s on an idle 2-core machine (300 MB through SMTP, the parser and fsynced
  * SQLite commits); on a machine shared with other test runs it has taken 80 s.
@@ -99,6 +101,13 @@ async function noop() {
 Promise.all([domains(), noop()]).then(() => parentPort.postMessage({ domainsMs, noopMs, errors }));
 `;
 
+/** The parts of a check answer the test looks at. */
+interface CheckAnswer {
+  count: number;
+  has_more: boolean;
+  emails: { body: string; truncated: boolean }[];
+}
+
 /** What the bystanders measured. */
 interface ProbeResult {
   domainsMs: number[];
@@ -174,26 +183,30 @@ describe('bounded reads under the 100 × 3 MB inbox', () => {
   it('answers every poll with a bounded page while /api/domains and SMTP NOOP stay fast', async () => {
     const pid = server.child.pid ?? 0;
     const statuses: number[] = [];
-    const pages: { bytes: number; json: { count: number; has_more: boolean; emails: { body: string; truncated: boolean }[] } }[] = [];
+    const bodies: string[] = [];
     const pollMs: number[] = [];
+    const cookie = `tempinbox_session=${owner.cookie('tempinbox_session') ?? ''}`;
+    // The owner polls back to back from two clients; bodies are parsed only afterwards, so
+    // that the test's own JSON work never delays the next poll.
     const poller = async () => {
-      for (let i = 0; i < 4; i += 1) {
+      for (let i = 0; i < POLLS_PER_CLIENT; i += 1) {
         const started = performance.now();
         try {
-          const answer = await owner.get(`/api/check/${inbox.username}`);
+          const answer = await fetch(`${server.baseUrl}/api/check/${inbox.username}`, { headers: { cookie }, signal: AbortSignal.timeout(60_000) });
           statuses.push(answer.status);
-          if (answer.status === 200) pages.push({ bytes: Buffer.byteLength(answer.text), json: answer.json });
+          bodies.push(await answer.text());
         } catch {
-          statuses.push(-1); // no answer within the client's 10 s
+          statuses.push(-1); // no answer within a minute
         }
         pollMs.push(performance.now() - started);
       }
     };
 
     const probes = await startProbes(server.baseUrl, server.smtpPort);
-    await Promise.all([poller(), poller(), poller()]);
+    await Promise.all([poller(), poller()]);
     const { domainsMs, noopMs, errors } = await probes.stop();
 
+    const pages = bodies.map((text) => ({ bytes: Buffer.byteLength(text), json: JSON.parse(text) as CheckAnswer }));
     const worst = (list: number[]) => Math.round(Math.max(...list));
     const report = {
       polls: statuses.length,

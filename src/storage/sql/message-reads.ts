@@ -4,6 +4,13 @@ import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domai
 import type { Database } from './database.js';
 import { displayFrom, displayTo, fromBlob, toDate } from './row-mappers.js';
 
+/**
+ * Most attachments listed per message: ten times what the parser keeps (maxAttachments in
+ * src/mail/mail-limits.ts), so it never cuts a real list, yet bounds a listing whatever is
+ * stored.
+ */
+export const MAX_LISTED_ATTACHMENTS = 1000;
+
 /** Messages joined with their content and inbox address: every column but the bodies and raw bytes. */
 function messageHead(db: Kysely<Database>) {
   return db
@@ -124,6 +131,7 @@ export async function attachmentsOfPage(
     .where('m.seq', '<=', newest.seq)
     .orderBy('a.content_id')
     .orderBy('a.position')
+    .limit(rows.length * MAX_LISTED_ATTACHMENTS)
     .execute();
   for (const row of found) {
     const list = byContent.get(row.content_id) ?? [];
@@ -140,6 +148,7 @@ export async function attachmentsOfContent(db: Kysely<Database>, contentId: stri
     .select(['id', 'filename', 'content_type', 'size'])
     .where('content_id', '=', contentId)
     .orderBy('position')
+    .limit(MAX_LISTED_ATTACHMENTS)
     .execute();
   return rows.map((row) => ({ id: row.id, filename: row.filename, contentType: row.content_type, size: Number(row.size) }));
 }

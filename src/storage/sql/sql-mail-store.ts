@@ -39,6 +39,13 @@ import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, typ
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
 
+/**
+ * Most inboxes one session listing reads: the largest PREMIUM_MAX_INBOXES the configuration
+ * accepts. The limits keep real owners far below it; the bound keeps GET /api/session bounded
+ * even if a race or an operator's change ever left more active inboxes with one owner.
+ */
+export const MAX_LISTED_INBOXES = 10_000;
+
 /** Tries of one operation that the database aborted as a deadlock or serialisation failure. */
 const MAX_ATTEMPTS = 3;
 /** Base wait before such a retry; grows with the attempt. */
@@ -291,6 +298,7 @@ export class SqlMailStore implements MailStore {
         .where('i.expires_at', '>', toMillis(now))
         .orderBy('i.created_at', 'desc')
         .orderBy('i.id', 'desc')
+        .limit(MAX_LISTED_INBOXES)
         .execute();
       return rows.map((row) => ({ ...toInbox(row), messageCount: toCount(row.message_count) }));
     });
