@@ -116,6 +116,8 @@ export interface MessageView {
   receivedAt: Date;
   size: number;
   attachments: AttachmentInfo[];
+  /** True when `text` or `html` was cut for a listing (the detail always has the whole text). */
+  truncated: boolean;
 }
 
 /** A message with its headers (message detail). */

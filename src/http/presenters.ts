@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Inbox, InboxWithCount, MessageDetail, MessageView } from '../domain/types.js';
+import type { CheckPage } from '../services/check-page.js';
 import type { CheckResponse, InboxResponse, Message, MessageDetailResponse } from './schemas/inbox-schemas.js';
 
 /** Lifetime in whole seconds (contract: ttl = expires_at − created_at). */
@@ -36,6 +37,39 @@ export function presentInboxSummary(inbox: InboxWithCount) {
 /** A message as the check endpoint shows it. */
 export function presentMessage(message: MessageView): Static<typeof Message> {
   return {
+    ...presentMessageFields(message),
+    truncated: message.truncated,
+  };
+}
+
+/**
+ * The check answer serialised as it is measured: each listed message is turned into JSON once
+ * (`measure`, the byte budget's measure), and `render` joins those same strings into the
+ * answer. Native JSON.stringify, once per message: the schema serialiser escapes long strings
+ * in a JS loop, ~10 times slower on 256 KiB bodies.
+ */
+export function checkJsonWriter() {
+  const written = new WeakMap<MessageView, string>();
+  const json = (message: MessageView): string => {
+    let text = written.get(message);
+    if (text === undefined) {
+      text = JSON.stringify(presentMessage(message));
+      written.set(message, text);
+    }
+    return text;
+  };
+  return {
+    /** Bytes of the message in the answer. */
+    measure: (message: MessageView): number => Buffer.byteLength(json(message), 'utf8'),
+    /** The whole answer, the same JSON as presentCheck(page). */
+    render: (page: CheckPage): string =>
+      `{"success":true,"count":${page.messages.length},"emails":[${page.messages.map(json).join(',')}],"has_more":${page.hasMore}}`,
+  };
+}
+
+/** The fields a message has in a listing and in the detail. */
+function presentMessageFields(message: MessageView) {
+  return {
     id: message.id,
     from: message.from,
     to: message.to,
@@ -48,15 +82,15 @@ export function presentMessage(message: MessageView): Static<typeof Message> {
 }
 
 /** The check answer. */
-export function presentCheck(messages: MessageView[]): Static<typeof CheckResponse> {
-  return { success: true, count: messages.length, emails: messages.map(presentMessage) };
+export function presentCheck(page: CheckPage): Static<typeof CheckResponse> {
+  return { success: true, count: page.messages.length, emails: page.messages.map(presentMessage), has_more: page.hasMore };
 }
 
 /** One message with headers. */
 export function presentMessageDetail(message: MessageDetail): Static<typeof MessageDetailResponse> {
   return {
     success: true,
-    ...presentMessage(message),
+    ...presentMessageFields(message),
     envelope_from: message.envelopeFrom,
     size: message.size,
     headers: message.headers,

@@ -12,6 +12,25 @@ import type {
   SweepCounts,
 } from '../domain/types.js';
 
+/** Which part of an inbox listMessagePage reads. */
+export interface MessagePageQuery {
+  /** Only messages received after this one; an id that is not a message of the inbox is ignored. */
+  sinceId?: string;
+  /** Only messages received before this one; an id that is not a message of the inbox gives no messages and `beforeFound: false`. */
+  beforeId?: string;
+  /** Most messages read. */
+  limit: number;
+  /** `text` and `html` are cut to this many bytes of UTF-8 (whole characters); cut messages are `truncated`. */
+  maxFieldBytes: number;
+}
+
+/** A page read by listMessagePage, newest first. */
+export interface MessagePage {
+  messages: MessageView[];
+  /** False when `beforeId` was given and is not a message of the inbox. */
+  beforeFound: boolean;
+}
+
 /** Result of inserting an inbox: a name clash with another stored, unexpired inbox is `taken`. */
 export type InsertInboxResult = 'created' | 'taken';
 
@@ -158,6 +177,16 @@ export interface MailStore {
    * message; an id that is not a message of this inbox is ignored (all messages returned).
    */
   listMessages(inboxId: string, options?: { sinceId?: string; limit?: number }): Promise<MessageView[]>;
+  /**
+   * A bounded page of an inbox, newest first, for listings: at most `limit` messages, each
+   * body cut to `maxFieldBytes` by the backend, so a page never reads whole large bodies.
+   */
+  listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage>;
+  /**
+   * Deletes the oldest messages of an inbox beyond its newest `keep`, at most `maxDeleted` in
+   * one call (one bounded statement). Returns how many it deleted.
+   */
+  trimMessages(inboxId: string, keep: number, maxDeleted: number): Promise<number>;
   findMessage(messageId: string): Promise<MessageDetail | null>;
   /** The original bytes of a message and the inbox that holds it. */
   findRawMessage(messageId: string): Promise<{ inboxId: string; raw: Uint8Array } | null>;

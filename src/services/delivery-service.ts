@@ -12,6 +12,13 @@ export const POSTMASTER = 'postmaster';
 /** RFC 5321 §4.5.3.1.8 asks servers to take at least 100; 50 keeps one message's fan-out bounded. */
 export const MAX_RECIPIENTS_PER_MESSAGE = 50;
 
+/**
+ * Postmaster messages deleted per delivery at most. Each delivery adds one, so one goes per
+ * delivery once the inbox is full; the margin catches up after PREMIUM_MAX_MESSAGES is
+ * lowered, without one delivery deleting thousands of rows in one transaction.
+ */
+export const POSTMASTER_TRIM_BATCH = 100;
+
 /** A recipient accepted at RCPT TO: where the message will go. */
 export interface AcceptedRecipient {
   /** The address as the client gave it. */
@@ -117,12 +124,10 @@ export class DeliveryService {
   /**
    * postmaster@ must always be accepted, so its inbox cannot answer 452 when full; instead it
    * keeps only its newest PREMIUM_MAX_MESSAGES messages, so mail to it cannot fill the disk.
+   * One bounded store statement: nothing is read, and at most POSTMASTER_TRIM_BATCH go at once.
    */
   private async trimPostmaster(inboxId: string): Promise<void> {
-    const { store, plan } = this.deps;
-    if ((await store.countMessages(inboxId)) <= plan.premiumMaxMessages) return;
-    const newestFirst = await store.listMessages(inboxId);
-    for (const message of newestFirst.slice(plan.premiumMaxMessages)) await store.deleteMessage(message.id);
+    await this.deps.store.trimMessages(inboxId, this.deps.plan.premiumMaxMessages, POSTMASTER_TRIM_BATCH);
   }
 
   /**

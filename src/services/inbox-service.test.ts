@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeOf, serviceFixture } from '../../test/helpers/service-fixture.js';
 
+
 describe('InboxService on a free session', () => {
   it('creates a generated inbox and reuses it while it is active', async () => {
     const f = serviceFixture();
@@ -44,15 +45,15 @@ describe('InboxService on a free session', () => {
     const { session } = await f.newSession();
     const { inbox } = await f.inboxes.create(session, {}, 'ip');
     await f.send(`${inbox.username}@tempinbox.test`, 'code 123');
-    expect(await f.inboxes.check(session, inbox.username)).toHaveLength(1);
+    expect(await f.check(session, inbox.username)).toHaveLength(1);
     f.clock.advance(1799_999);
-    expect(await f.inboxes.check(session, inbox.username)).toHaveLength(1);
+    expect(await f.check(session, inbox.username)).toHaveLength(1);
     f.clock.advance(1);
-    expect(await codeOf(f.inboxes.check(session, inbox.username))).toBe('inbox_expired');
+    expect(await codeOf(f.check(session, inbox.username))).toBe('inbox_expired');
     expect(await codeOf(f.delivery.acceptRecipient(`${inbox.username}@tempinbox.test`, 0))).toBe('inbox_expired');
     const swept = await f.sweep.runOnce();
     expect(swept).toMatchObject({ inboxes: 1, messages: 1 });
-    expect(await codeOf(f.inboxes.check(session, inbox.username))).toBe('inbox_not_found');
+    expect(await codeOf(f.check(session, inbox.username))).toBe('inbox_not_found');
   });
 
   it('hides foreign inboxes behind the same answer as missing ones', async () => {
@@ -60,8 +61,8 @@ describe('InboxService on a free session', () => {
     const alice = await f.newSession();
     const mallory = await f.newSession();
     const { inbox } = await f.inboxes.create(alice.session, {}, 'ip');
-    expect(await codeOf(f.inboxes.check(mallory.session, inbox.username))).toBe('inbox_not_found');
-    expect(await codeOf(f.inboxes.check(mallory.session, 'nosuchname'))).toBe('inbox_not_found');
+    expect(await codeOf(f.check(mallory.session, inbox.username))).toBe('inbox_not_found');
+    expect(await codeOf(f.check(mallory.session, 'nosuchname'))).toBe('inbox_not_found');
     expect(await codeOf(f.inboxes.discard(mallory.session, inbox.username))).toBe('inbox_not_found');
   });
 
@@ -69,9 +70,9 @@ describe('InboxService on a free session', () => {
     const f = serviceFixture();
     const { session } = await f.newSession();
     const { inbox } = await f.inboxes.create(session, {}, 'ip');
-    expect(await f.inboxes.check(session, `${inbox.username.toUpperCase()}@TEMPINBOX.test`)).toEqual([]);
-    expect(await codeOf(f.inboxes.check(session, `${inbox.username}@other.test`))).toBe('inbox_not_found');
-    expect(await codeOf(f.inboxes.check(session, 'a'))).toBe('username_invalid');
+    expect(await f.check(session, `${inbox.username.toUpperCase()}@TEMPINBOX.test`)).toEqual([]);
+    expect(await codeOf(f.check(session, `${inbox.username}@other.test`))).toBe('inbox_not_found');
+    expect(await codeOf(f.check(session, 'a'))).toBe('username_invalid');
   });
 
   it('returns messages newest first and only newer ones with since', async () => {
@@ -82,9 +83,9 @@ describe('InboxService on a free session', () => {
     const first = await f.send(address, 'one');
     await f.send(address, 'two');
     await f.send(address, 'three');
-    expect((await f.inboxes.check(session, inbox.username)).map((m) => m.subject)).toEqual(['three', 'two', 'one']);
-    expect((await f.inboxes.check(session, inbox.username, first)).map((m) => m.subject)).toEqual(['three', 'two']);
-    expect(await codeOf(f.inboxes.check(session, inbox.username, 'not an id'))).toBe('invalid_request');
+    expect((await f.check(session, inbox.username)).map((m) => m.subject)).toEqual(['three', 'two', 'one']);
+    expect((await f.check(session, inbox.username, first)).map((m) => m.subject)).toEqual(['three', 'two']);
+    expect(await codeOf(f.check(session, inbox.username, 'not an id'))).toBe('invalid_request');
   });
 
   it('lets a free session discard its inbox and get a new one', async () => {

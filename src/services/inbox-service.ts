@@ -1,12 +1,14 @@
 import { splitInboxParam } from '../domain/address.js';
 import type { Clock } from '../domain/clock.js';
+import { CHECK_MAX_LIMIT } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
 import { CREATE_PER_ADDRESS, CREATE_PER_SESSION } from '../domain/fair-use.js';
 import { isId, newId } from '../domain/ids.js';
 import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
-import type { Inbox, InboxWithCount, MessageView, Session } from '../domain/types.js';
+import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
 import type { MailStore } from '../ports/mail-store.js';
+import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
 import { ownerOf, owns } from './ownership.js';
 
@@ -79,12 +81,18 @@ export class InboxService {
     return this.getOrCreateFree(session, domain, now);
   }
 
-  /** GET /api/check/<username>: the owner's messages, newest first. */
-  async check(session: Session, usernameOrAddress: string, sinceId?: string): Promise<MessageView[]> {
-    if (sinceId !== undefined && !isId(sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
+  /**
+   * GET /api/check/<username>: one bounded page of the owner's messages, newest first
+   * (readCheckPage). `sizeOf` is the transport's measure of a message in the answer.
+   */
+  async check(session: Session, usernameOrAddress: string, request: CheckRequest, sizeOf: MessageSize): Promise<CheckPage> {
+    if (request.sinceId !== undefined && !isId(request.sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
+    if (request.beforeId !== undefined && !isId(request.beforeId)) throw new AppError('invalid_request', 'before must be a message id.');
+    if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > CHECK_MAX_LIMIT) {
+      throw new AppError('invalid_request', `limit must be an integer from 1 to ${CHECK_MAX_LIMIT}.`);
+    }
     const inbox = await this.findOwnActive(session, usernameOrAddress);
-    // No page limit: the message caps (FREE_/PREMIUM_MAX_MESSAGES) bound what an inbox holds.
-    return this.deps.store.listMessages(inbox.id, { sinceId });
+    return readCheckPage(this.deps.store, inbox.id, request, sizeOf);
   }
 
   /** DELETE /api/inbox/<username>: discards the inbox and its messages (expired ones too). */

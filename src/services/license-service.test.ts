@@ -36,7 +36,7 @@ describe('LicenseService', () => {
     expect(inbox.username).toBe('team.alerts');
     await f.licenses.redeem(laptop.session, key, 'ip');
     await f.send('team.alerts+ci@tempinbox.test', 'deploy');
-    expect((await f.inboxes.check(laptop.session, 'team.alerts')).map((m) => m.subject)).toEqual(['deploy']);
+    expect((await f.check(laptop.session, 'team.alerts')).map((m) => m.subject)).toEqual(['deploy']);
     const overview = await f.inboxes.overview(laptop.session);
     expect(overview.premium).toBe(true);
     expect(overview.inboxes.map((i) => i.username)).toContain('team.alerts');
@@ -68,7 +68,7 @@ describe('LicenseService', () => {
     f.clock.advance(60_000);
     const taken = await f.inboxes.create(bob.session, { username: 'recycled' }, 'ip');
     expect(taken.reused).toBe(false);
-    expect(await f.inboxes.check(bob.session, 'recycled')).toEqual([]);
+    expect(await f.check(bob.session, 'recycled')).toEqual([]);
   });
 
   it('stops at the license inbox maximum', async () => {

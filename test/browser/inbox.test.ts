@@ -196,6 +196,16 @@ describe('web app: inbox and reading', { timeout: 60_000 }, () => {
     await context.close();
   });
 
+  it('shows the whole text of a message the listing cut (truncated), from the message detail', async () => {
+    const { context, page } = await openApp();
+    // 300 KiB of text: past the listing's 256 KiB cut, so only the detail has the end marker.
+    const text = `${'Lorem ipsum dolor sit amet. '.repeat(11_000)}\nEND-OF-LONG-MESSAGE`;
+    await sendWithNodemailer(server.smtpPort, { to: await addressOf(page), subject: 'Long one', text });
+    await openMessage(page, 'Long one');
+    await page.getByTestId('plain-text').getByText('END-OF-LONG-MESSAGE').waitFor({ timeout: 10_000 });
+    await context.close();
+  });
+
   it('holds even if the server sanitiser were bypassed: sandbox, frame CSP and the page’s own cleaning', async () => {
     hitServer.hits.length = 0;
     const { context, page } = await openApp();

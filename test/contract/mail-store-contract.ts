@@ -5,6 +5,7 @@ import { describeInboxContract } from './inbox-contract.js';
 import { describeLimitsContract } from './limits-contract.js';
 import { addInbox, at, deliverOne } from './mail-store-fixtures.js';
 import { describeMessageContract } from './message-contract.js';
+import { describeMessagePageContract } from './message-page-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
 
 /**
@@ -56,6 +57,7 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeSessionLicenseContract(store);
     describeInboxContract(store);
     describeMessageContract(store);
+    describeMessagePageContract(store);
     describeExpiryContract(store);
     describeLimitsContract(store);
   });

@@ -132,7 +132,7 @@ describe('API flow end to end', () => {
     const newest = all.json.emails[0].id;
     const since = await client.get(`/api/check/${inbox.username}?since=${oldest}`);
     expect(since.json.emails.map((m: { subject: string }) => m.subject)).toEqual(['third', 'second']);
-    expect((await client.get(`/api/check/${inbox.username}?since=${newest}`)).json).toEqual({ success: true, count: 0, emails: [] });
+    expect((await client.get(`/api/check/${inbox.username}?since=${newest}`)).json).toEqual({ success: true, count: 0, emails: [], has_more: false });
 
     expect((await client.delete(`/api/messages/${newest}`)).json).toEqual({ success: true });
     expect((await client.get(`/api/messages/${newest}`)).status).toBe(404);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_PER_SESSION } from '../../src/domain/fair-use.js';
-import { CookieClient } from '../helpers/cookie-client.js';
+import { checkAll, CookieClient } from '../helpers/cookie-client.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { runBin, startServer, type ServerProcess } from '../helpers/server-process.js';
@@ -133,9 +133,7 @@ describe.skipIf(!available)('three nodes on one PostgreSQL', () => {
     const { acknowledged, attempts } = await load.finish();
     expect(acknowledged.size).toBeGreaterThanOrEqual(ACKS_BEFORE_KILL);
 
-    const check = await onA.get(`/api/check/${inbox.username}`);
-    expect(check.status).toBe(200);
-    const stored = new Set<string>(check.json.emails.map((m: { subject: string }) => m.subject));
+    const stored = new Set<string>((await checkAll(onA, inbox.username)).map((m) => m.subject));
     expect([...acknowledged].filter((subject) => !stored.has(subject))).toEqual([]);
     expect(stored.size).toBeLessThanOrEqual(attempts);
 

@@ -58,3 +58,26 @@ export class CookieClient {
     return { status: response.status, headers: response.headers, text, json };
   }
 }
+
+/** A listed message, as far as the paging helper needs it. */
+interface ListedMessage {
+  id: string;
+  subject: string;
+}
+
+/**
+ * Every message of an inbox, newest first, through GET /api/check pages: follows `has_more`
+ * with `before=<last id>` (an answer holds at most 100 messages). Throws on any non-200 page.
+ */
+export async function checkAll(client: CookieClient, username: string): Promise<ListedMessage[]> {
+  const all: ListedMessage[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await client.get(`/api/check/${username}${before === undefined ? '' : `?before=${before}`}`);
+    if (page.status !== 200) throw new Error(`check answered ${page.status}: ${page.text.slice(0, 200)}`);
+    const emails = page.json.emails as ListedMessage[];
+    all.push(...emails);
+    before = emails.at(-1)?.id;
+    if (page.json.has_more !== true || before === undefined) return all;
+  }
+}

@@ -1,7 +1,8 @@
+import { CHECK_MAX_LIMIT } from '../../src/domain/check-limits.js';
 import { FakeClock } from '../../src/domain/clock.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { PlanSettings } from '../../src/domain/plan.js';
-import type { Session } from '../../src/domain/types.js';
+import type { MessageView, Session } from '../../src/domain/types.js';
 import { MemoryRateLimiter } from '../../src/rate-limit/memory-rate-limiter.js';
 import { DeliveryService } from '../../src/services/delivery-service.js';
 import type { StorageCapacity } from '../../src/ports/storage-capacity.js';
@@ -54,6 +55,11 @@ export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<P
     async newSession(): Promise<{ session: Session; token: string }> {
       const opened = await sessions.open(null);
       return { session: opened.session, token: opened.newToken ?? '' };
+    },
+    /** The messages a check with the default limit lists (measured as JSON.stringify of the view). */
+    async check(session: Session, name: string, sinceId?: string): Promise<MessageView[]> {
+      const page = await fixture.inboxes.check(session, name, { sinceId, limit: CHECK_MAX_LIMIT }, (m) => Buffer.byteLength(JSON.stringify(m)));
+      return page.messages;
     },
     /** Delivers `subject\nbody` to an address through the real delivery service. */
     async send(address: string, subject = 'hello', body = 'body'): Promise<string> {

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { CHECK_PER_ADDRESS, CHECK_PER_SESSION, CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
 import { requireSession, setRateHeaders, type HttpDeps } from '../http-deps.js';
-import { presentCheck, presentInbox, presentInboxSummary } from '../presenters.js';
+import { checkJsonWriter, presentInbox, presentInboxSummary } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { readSessionToken, setSessionCookie } from '../session-cookie.js';
 
@@ -36,7 +37,11 @@ export function checkInboxHandler(deps: HttpDeps) {
         [CHECK_PER_ADDRESS, request.ip],
       ]),
     );
-    return presentCheck(await deps.inboxes.check(session, request.params.username, request.query.since));
+    const { since, before, limit = CHECK_MAX_LIMIT } = request.query;
+    const writer = checkJsonWriter();
+    const page = await deps.inboxes.check(session, request.params.username, { sinceId: since, beforeId: before, limit }, writer.measure);
+    // Already JSON (CheckResponse): fastify sends a string as it is.
+    return reply.type('application/json; charset=utf-8').send(writer.render(page));
   };
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CHECK_BUDGET_BYTES, CHECK_FIELD_BYTES, CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { COMMON_ERRORS, SuccessResponse, withErrors } from './common.js';
 
 const isoDate = (description: string) => Type.String({ format: 'date-time', description });
@@ -40,8 +41,13 @@ const messageFields = {
   attachments: Type.Array(AttachmentInfo),
 };
 
-/** A message in a check result. */
-export const Message = Type.Object(messageFields);
+/** A message in a check result: its bodies may be cut (`truncated`). */
+export const Message = Type.Object({
+  ...messageFields,
+  body: Type.String({ description: `text part (derived from the HTML when only HTML exists), cut at ${CHECK_FIELD_BYTES} bytes of UTF-8` }),
+  html: Type.Union([Type.String(), Type.Null()], { description: `sanitised HTML or null, cut at ${CHECK_FIELD_BYTES} bytes of UTF-8` }),
+  truncated: Type.Boolean({ description: 'body or html was cut; GET /api/messages/<id> has the whole text' }),
+});
 
 /** One message with its headers (GET /api/messages/<id>). */
 export const MessageDetailResponse = Type.Object({
@@ -55,16 +61,23 @@ export const MessageDetailResponse = Type.Object({
 /** GET /api/check/<username> answer. */
 export const CheckResponse = Type.Object({
   success: Type.Literal(true),
-  count: Type.Integer(),
-  emails: Type.Array(Message, { description: 'newest first' }),
+  count: Type.Integer({ description: 'length of emails' }),
+  emails: Type.Array(Message, { description: `newest first; at most limit messages and ${CHECK_BUDGET_BYTES} bytes of JSON in all` }),
+  has_more: Type.Boolean({ description: 'older messages were left out (by limit or the byte budget): ask again with before=<last id>' }),
 });
 
 /** Path parameter naming an inbox: a username or a full address. */
 export const InboxParams = Type.Object({ username: Type.String({ maxLength: 320 }) });
 export type InboxParams = Static<typeof InboxParams>;
 
-/** `since`: only messages received after this message id. */
-export const CheckQuery = Type.Object({ since: Type.Optional(Type.String({ maxLength: 64 })) });
+/** `since`, `before`, `limit`: which messages a check answers. Ids are validated by the service. */
+export const CheckQuery = Type.Object({
+  since: Type.Optional(Type.String({ maxLength: 64, description: 'only messages received after this message id (an unknown id is ignored)' })),
+  before: Type.Optional(
+    Type.String({ maxLength: 64, description: 'only messages received before this message id: the next page (an id that is not a message of the inbox is invalid_request)' }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CHECK_MAX_LIMIT, default: CHECK_MAX_LIMIT, description: 'most messages answered' })),
+});
 export type CheckQuery = Static<typeof CheckQuery>;
 
 /** Path parameters of message routes. */

@@ -14,6 +14,7 @@ import type {
   Session,
   SweepCounts,
 } from '../../domain/types.js';
+import { cutText } from '../../domain/text-cut.js';
 import { fitsCaps } from '../../domain/plan.js';
 import {
   StoreFailureError,
@@ -27,6 +28,8 @@ import {
   type RedeemRules,
   type RedeemStatus,
   type StorePolicy,
+  type MessagePage,
+  type MessagePageQuery,
 } from '../../ports/mail-store.js';
 
 /** A received message, shared by its copies (the SQL `contents` row). */
@@ -345,6 +348,46 @@ export class MemoryMailStore implements MailStore {
     });
   }
 
+  listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage> {
+    return this.op(() => {
+      const list = this.byInbox.get(inboxId) ?? [];
+      const seqOf = (id: string | undefined) => {
+        const message = id === undefined ? undefined : this.messages.get(id);
+        return message !== undefined && message.inboxId === inboxId ? message.seq : undefined;
+      };
+      const after = seqOf(query.sinceId) ?? 0;
+      const before = query.beforeId === undefined ? Infinity : seqOf(query.beforeId);
+      if (before === undefined) return { messages: [], beforeFound: false };
+      const limit = Math.max(0, Math.floor(query.limit));
+      const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
+      const page: MessageView[] = [];
+      for (let i = list.length - 1; i >= 0 && page.length < limit; i -= 1) {
+        const message = list[i];
+        if (message === undefined || message.seq <= after) break;
+        if (message.seq < before) page.push(this.cutView(message, maxFieldBytes));
+      }
+      return { messages: page, beforeFound: true };
+    });
+  }
+
+  trimMessages(inboxId: string, keep: number, maxDeleted: number): Promise<number> {
+    return this.op(() => {
+      const list = this.byInbox.get(inboxId) ?? [];
+      const newestFirst = [...list].reverse();
+      const doomed = newestFirst.slice(Math.max(0, Math.floor(keep)), Math.max(0, Math.floor(keep)) + Math.max(0, Math.floor(maxDeleted)));
+      if (doomed.length === 0) return 0;
+      const gone = new Set(doomed.map((m) => m.id));
+      const kept = list.filter((m) => !gone.has(m.id));
+      if (kept.length > 0) this.byInbox.set(inboxId, kept);
+      else this.byInbox.delete(inboxId);
+      for (const message of doomed) {
+        this.messages.delete(message.id);
+        this.releaseContent(message.contentId);
+      }
+      return doomed.length;
+    });
+  }
+
   findMessage(messageId: string): Promise<MessageDetail | null> {
     return this.op(() => {
       const message = this.messages.get(messageId);
@@ -502,7 +545,16 @@ export class MemoryMailStore implements MailStore {
       receivedAt: new Date(message.receivedAt),
       size: content.size,
       attachments: content.attachments.map(({ id, filename, contentType, size }) => ({ id, filename, contentType, size })),
+      truncated: false,
     };
+  }
+
+  /** view() with text and html cut to `maxFieldBytes` of UTF-8, as the SQL store cuts them. */
+  private cutView(message: StoredMessage, maxFieldBytes: number): MessageView {
+    const whole = this.view(message);
+    const text = cutText(whole.text, maxFieldBytes);
+    const html = whole.html === null ? null : cutText(whole.html, maxFieldBytes);
+    return { ...whole, text: text.text, html: html?.text ?? null, truncated: text.truncated || html?.truncated === true };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { DbCount } from './database.js';
-import { messageQuery, seqOf } from './message-reads.js';
+import { anchorSeq, messageCutQuery, seqOf } from './message-reads.js';
 import { QueryTemplate } from './query-template.js';
 
 /**
@@ -15,14 +15,25 @@ export function createHotQueries() {
     countMessages: new QueryTemplate(1, (db, inboxId: string) =>
       db.selectFrom('messages').select((eb) => eb.fn.countAll<DbCount>().as('n')).where('inbox_id', '=', inboxId),
     ),
-    /** listMessageRows without a limit. */
-    listMessages: new QueryTemplate(1, (db, inboxId: string) => messageQuery(db).where('m.inbox_id', '=', inboxId).orderBy('m.seq', 'desc')),
-    /** listMessageRows with `since` and without a limit. */
-    listMessagesSince: new QueryTemplate(2, (db, inboxId: string, sinceId: string) =>
-      messageQuery(db)
+    /**
+     * A page of an inbox for listings, bodies cut (messageCutQuery). `sinceId` '' or unknown
+     * means no lower bound (seqOf falls back to 0).
+     */
+    listPage: new QueryTemplate(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
+      messageCutQuery(db, cutChars)
         .where('m.inbox_id', '=', inboxId)
         .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .orderBy('m.seq', 'desc'),
+        .orderBy('m.seq', 'desc')
+        .limit(limit),
+    ),
+    /** listPage, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
+    listPageBefore: new QueryTemplate(5, (db, inboxId: string, sinceId: string, beforeId: string, cutChars: number, limit: number) =>
+      messageCutQuery(db, cutChars)
+        .where('m.inbox_id', '=', inboxId)
+        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
+        .where('m.seq', '<', (eb) => anchorSeq(eb, inboxId, beforeId))
+        .orderBy('m.seq', 'desc')
+        .limit(limit),
     ),
   };
 }

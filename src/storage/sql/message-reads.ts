@@ -1,10 +1,18 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { cutText } from '../../domain/text-cut.js';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
 import type { Database } from './database.js';
 import { displayFrom, displayTo, fromBlob, toDate } from './row-mappers.js';
 
-/** Messages joined with their content (minus the raw bytes) and the inbox address. */
-export function messageQuery(db: Kysely<Database>) {
+/**
+ * Most attachments listed per message: ten times what the parser keeps (maxAttachments in
+ * src/mail/mail-limits.ts), so it never cuts a real list, yet bounds a listing whatever is
+ * stored.
+ */
+export const MAX_LISTED_ATTACHMENTS = 1000;
+
+/** Messages joined with their content and inbox address: every column but the bodies and raw bytes. */
+function messageHead(db: Kysely<Database>) {
   return db
     .selectFrom('messages as m')
     .innerJoin('contents as c', 'c.id', 'm.content_id')
@@ -19,13 +27,32 @@ export function messageQuery(db: Kysely<Database>) {
       'c.from_header',
       'c.to_header',
       'c.subject',
-      'c.text_body',
-      'c.html_body',
       'c.size',
       'c.attachment_count',
       'i.username',
       'i.domain',
     ]);
+}
+
+/** Messages joined with their content (whole bodies, minus the raw bytes) and the inbox address. */
+export function messageQuery(db: Kysely<Database>) {
+  return messageHead(db).select(['c.text_body', 'c.html_body']);
+}
+
+/**
+ * Messages with their bodies cut in SQL to their first `cutChars` characters (SQLite's substr
+ * and PostgreSQL's substr count characters on text), plus each body's whole length in bytes
+ * (octet_length: on SQLite read from the record header, without loading the value). A
+ * character is at least one byte, so the first N characters hold the first N bytes: the
+ * exact cut at N bytes is then made in JS on at most 4 × N bytes (cutText).
+ */
+export function messageCutQuery(db: Kysely<Database>, cutChars: number) {
+  return messageHead(db).select([
+    sql<string>`substr(${sql.ref('c.text_body')}, 1, ${cutChars})`.as('text_body'),
+    sql<string | null>`substr(${sql.ref('c.html_body')}, 1, ${cutChars})`.as('html_body'),
+    sql<number>`octet_length(${sql.ref('c.text_body')})`.as('text_bytes'),
+    sql<number | null>`octet_length(${sql.ref('c.html_body')})`.as('html_bytes'),
+  ]);
 }
 
 /** The seq of message `sinceId` of the inbox, or 0 when it is not one of its messages. */
@@ -36,11 +63,24 @@ export function seqOf(eb: ExpressionBuilder<MessageScope, 'm'>, inboxId: string,
   );
 }
 
+/** The seq of message `messageId` of the inbox; NULL when it is not one of its messages (compares as no row). */
+export function anchorSeq(eb: ExpressionBuilder<MessageScope, 'm'>, inboxId: string, messageId: string) {
+  return eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', messageId).where('s.inbox_id', '=', inboxId);
+}
+
 /** The tables messageQuery selects from, as Kysely names them. */
 type MessageScope = Database & { m: Database['messages']; c: Database['contents']; i: Database['inboxes'] };
 
 /** One row of messageQuery. */
 export type MessageRow = Awaited<ReturnType<ReturnType<typeof messageQuery>['execute']>>[number];
+/** One row of messageCutQuery. */
+export type MessageCutRow = Awaited<ReturnType<ReturnType<typeof messageCutQuery>['execute']>>[number];
+
+/** Whether message `messageId` is one of the inbox's. */
+export async function isMessageOf(db: Kysely<Database>, inboxId: string, messageId: string): Promise<boolean> {
+  const row = await db.selectFrom('messages').select('id').where('id', '=', messageId).where('inbox_id', '=', inboxId).executeTakeFirst();
+  return row !== undefined;
+}
 
 /**
  * A page of an inbox, newest first (one query on the (inbox_id, seq) index). `sinceId` that
@@ -76,7 +116,7 @@ export async function findMessageRow(
 export async function attachmentsOfPage(
   db: Kysely<Database>,
   inboxId: string,
-  rows: readonly MessageRow[],
+  rows: readonly Pick<MessageRow, 'seq' | 'attachment_count'>[],
 ): Promise<Map<string, AttachmentInfo[]>> {
   const byContent = new Map<string, AttachmentInfo[]>();
   const newest = rows[0];
@@ -91,6 +131,7 @@ export async function attachmentsOfPage(
     .where('m.seq', '<=', newest.seq)
     .orderBy('a.content_id')
     .orderBy('a.position')
+    .limit(rows.length * MAX_LISTED_ATTACHMENTS)
     .execute();
   for (const row of found) {
     const list = byContent.get(row.content_id) ?? [];
@@ -107,13 +148,23 @@ export async function attachmentsOfContent(db: Kysely<Database>, contentId: stri
     .select(['id', 'filename', 'content_type', 'size'])
     .where('content_id', '=', contentId)
     .orderBy('position')
+    .limit(MAX_LISTED_ATTACHMENTS)
     .execute();
   return rows.map((row) => ({ id: row.id, filename: row.filename, contentType: row.content_type, size: Number(row.size) }));
+}
+
+/** A cut row as a listed message: the exact cut at `maxFieldBytes` bytes of UTF-8 (docs/api.md, check). */
+export function toCutMessageView(row: MessageCutRow, attachments: AttachmentInfo[], maxFieldBytes: number): MessageView {
+  const text = Number(row.text_bytes) > maxFieldBytes ? cutText(row.text_body, maxFieldBytes).text : row.text_body;
+  const html = row.html_body !== null && Number(row.html_bytes) > maxFieldBytes ? cutText(row.html_body, maxFieldBytes).text : row.html_body;
+  const truncated = Number(row.text_bytes) > maxFieldBytes || Number(row.html_bytes ?? 0) > maxFieldBytes;
+  return { ...toMessageView({ ...row, text_body: text, html_body: html }, attachments), truncated };
 }
 
 /** A joined row as the reader's view of one message copy. */
 export function toMessageView(row: MessageRow, attachments: AttachmentInfo[]): MessageView {
   return {
+    truncated: false,
     id: row.id,
     inboxId: row.inbox_id,
     from: displayFrom(row.from_header, row.envelope_from),

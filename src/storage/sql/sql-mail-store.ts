@@ -25,6 +25,8 @@ import {
   type RedeemRules,
   type RedeemStatus,
   type StorePolicy,
+  type MessagePage,
+  type MessagePageQuery,
 } from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
@@ -35,7 +37,9 @@ import {
   findAttachmentContent,
   findMessageRow,
   findRaw,
+  isMessageOf,
   listMessageRows,
+  toCutMessageView,
   toMessageView,
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
@@ -44,6 +48,13 @@ import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLice
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
+
+/**
+ * Most inboxes one session listing reads: the largest PREMIUM_MAX_INBOXES the configuration
+ * accepts. The limits keep real owners far below it; the bound keeps GET /api/session bounded
+ * even if a race or an operator's change ever left more active inboxes with one owner.
+ */
+export const MAX_LISTED_INBOXES = 10_000;
 
 /** Tries of one operation that the database aborted as a deadlock or serialisation failure. */
 const MAX_ATTEMPTS = 3;
@@ -286,6 +297,7 @@ export class SqlMailStore implements MailStore {
         .where('i.expires_at', '>', toMillis(now))
         .orderBy('i.created_at', 'desc')
         .orderBy('i.id', 'desc')
+        .limit(MAX_LISTED_INBOXES)
         .execute();
       return rows.map((row) => ({ ...toInbox(row), messageCount: toCount(row.message_count) }));
     });
@@ -325,16 +337,51 @@ export class SqlMailStore implements MailStore {
 
   listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {
     return this.run('listMessages', async () => {
-      const { sinceId, limit } = options;
-      const rows =
-        limit !== undefined
-          ? await listMessageRows(this.db, inboxId, options)
-          : sinceId !== undefined
-            ? await this.hot.listMessagesSince.execute(this.db, inboxId, sinceId)
-            : await this.hot.listMessages.execute(this.db, inboxId);
+      const rows = await listMessageRows(this.db, inboxId, options);
       const attachments = await attachmentsOfPage(this.db, inboxId, rows);
       return rows.map((row) => toMessageView(row, attachments.get(row.content_id) ?? []));
     });
+  }
+
+  listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage> {
+    return this.run('listMessagePage', async () => {
+      const { sinceId = '', beforeId } = query;
+      // Negative or fractional numbers would mean "no limit" to SQLite and an error to PostgreSQL.
+      const limit = Math.max(0, Math.floor(query.limit));
+      const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
+      const rows =
+        beforeId === undefined
+          ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+          : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
+      // An empty page is the only case where an unknown `beforeId` and "nothing older" look alike.
+      const beforeFound = beforeId === undefined || rows.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
+      const attachments = await attachmentsOfPage(this.db, inboxId, rows);
+      const messages = rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], maxFieldBytes));
+      return { messages, beforeFound };
+    });
+  }
+
+  trimMessages(inboxId: string, keep: number, maxDeleted: number): Promise<number> {
+    return this.run('trimMessages', () =>
+      this.db.transaction().execute(async (trx) => {
+        // One statement: the messages past the newest `keep`, at most `maxDeleted` of them.
+        const deleted = await trx
+          .deleteFrom('messages')
+          .where('seq', 'in', (eb) =>
+            eb
+              .selectFrom('messages')
+              .select('seq')
+              .where('inbox_id', '=', inboxId)
+              .orderBy('seq', 'desc')
+              .limit(Math.max(0, Math.floor(maxDeleted)))
+              .offset(Math.max(0, Math.floor(keep))),
+          )
+          .returning('content_id')
+          .execute();
+        await deleteOrphanContents(trx, this.dialect, deleted.map((row) => row.content_id));
+        return deleted.length;
+      }),
+    );
   }
 
   findMessage(messageId: string): Promise<MessageDetail | null> {

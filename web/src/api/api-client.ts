@@ -47,6 +47,7 @@ export const api = {
   },
   check: (username: string, since?: string) =>
     call<{ count: number; emails: Message[] }>('GET', `/api/check/${encodeURIComponent(username)}${since ? `?since=${encodeURIComponent(since)}` : ''}`),
+  message: (id: string) => call<Message>('GET', `/api/messages/${encodeURIComponent(id)}`),
   discardInbox: (username: string) => call<unknown>('DELETE', `/api/inbox/${encodeURIComponent(username)}`),
   deleteMessage: (id: string) => call<unknown>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
   redeem: (key: string) => call<RedeemResult>('POST', '/api/premium/redeem', { key }),

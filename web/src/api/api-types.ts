@@ -48,6 +48,8 @@ export interface Message {
   html: string | null;
   date: string;
   attachments: Attachment[];
+  /** A check listing cut `body` or `html`; `GET /api/messages/<id>` has the whole text. */
+  truncated?: boolean;
 }
 
 /** `POST /api/premium/redeem`. */

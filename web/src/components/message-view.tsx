@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { attachmentUrl, rawUrl } from '../api/api-client.js';
+import { api, attachmentUrl, rawUrl } from '../api/api-client.js';
 import type { Message } from '../api/api-types.js';
 import { formatLongDate, formatSize } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';
@@ -25,7 +25,23 @@ export function MessageView({ message, busy, onDelete, onClose }: MessageViewPro
     setShowRemote(false);
     heading.current?.focus();
   }, [message.id, message.html]);
-  const blocked = useMemo(() => (message.html === null ? 0 : prepareMailHtml(message.html, false).blockedRemote), [message.html]);
+  // A listing cuts long bodies (docs/api.md, check): show the cut text until the whole message arrives.
+  const [whole, setWhole] = useState<Message | null>(null);
+  useEffect(() => {
+    setWhole(null);
+    if (message.truncated !== true) return;
+    let current = true;
+    api.message(message.id).then(
+      (detail) => current && setWhole(detail),
+      () => undefined, // keep showing the cut text
+    );
+    return () => {
+      current = false;
+    };
+  }, [message.id, message.truncated]);
+  const body = whole?.id === message.id ? whole.body : message.body;
+  const html = whole?.id === message.id ? whole.html : message.html;
+  const blocked = useMemo(() => (html === null ? 0 : prepareMailHtml(html, false).blockedRemote), [html]);
   const sender = parseSender(message.from);
   return (
     <article class="reader" aria-labelledby="reader-subject" data-testid="reader">
@@ -73,10 +89,10 @@ export function MessageView({ message, busy, onDelete, onClose }: MessageViewPro
         </div>
       )}
       <div class="reader__body">
-        {view === 'html' && message.html !== null ? (
-          <MailFrame html={message.html} showRemote={showRemote} title={`Message: ${message.subject || '(no subject)'}`} />
+        {view === 'html' && html !== null ? (
+          <MailFrame html={html} showRemote={showRemote} title={`Message: ${message.subject || '(no subject)'}`} />
         ) : (
-          <pre class="plain-text" data-testid="plain-text">{message.body || '(This message has no text.)'}</pre>
+          <pre class="plain-text" data-testid="plain-text">{body || '(This message has no text.)'}</pre>
         )}
       </div>
       {message.attachments.length > 0 && (

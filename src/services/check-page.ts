@@ -1,0 +1,65 @@
+import { setImmediate } from 'node:timers/promises';
+import {
+  CHECK_BUDGET_BYTES,
+  CHECK_ENVELOPE_BYTES,
+  CHECK_FIELD_BYTES,
+  CHECK_READ_BATCH,
+} from '../domain/check-limits.js';
+import { AppError } from '../domain/errors.js';
+import type { MessageView } from '../domain/types.js';
+import type { MailStore } from '../ports/mail-store.js';
+
+/** Which messages a check asks for. */
+export interface CheckRequest {
+  /** Only messages received after this one (an unknown id is ignored). */
+  sinceId?: string;
+  /** Only messages received before this one (the next page; an unknown id is invalid_request). */
+  beforeId?: string;
+  /** Most messages answered. */
+  limit: number;
+}
+
+/** One check answer: newest first, and whether older messages were left out. */
+export interface CheckPage {
+  messages: MessageView[];
+  hasMore: boolean;
+}
+
+/** Bytes a message takes in the answer as the transport serialises it. */
+export type MessageSize = (message: MessageView) => number;
+
+/**
+ * Reads one bounded check answer: at most `limit` messages, bodies cut to CHECK_FIELD_BYTES,
+ * and no more than CHECK_BUDGET_BYTES of serialised answer (`sizeOf` measures each message as
+ * it is added; the first one always goes in). The store is read in batches of
+ * CHECK_READ_BATCH, yielding to the event loop between them, so messages past the budget are
+ * never read and no single read holds the loop for long.
+ */
+export async function readCheckPage(store: MailStore, inboxId: string, request: CheckRequest, sizeOf: MessageSize): Promise<CheckPage> {
+  const messages: MessageView[] = [];
+  let used = CHECK_ENVELOPE_BYTES;
+  let cursor = request.beforeId;
+  for (;;) {
+    // One more than still wanted: it tells whether older messages exist beyond the limit.
+    const want = Math.min(CHECK_READ_BATCH, request.limit - messages.length + 1);
+    const page = await store.listMessagePage(inboxId, { sinceId: request.sinceId, beforeId: cursor, limit: want, maxFieldBytes: CHECK_FIELD_BYTES });
+    if (!page.beforeFound) {
+      if (messages.length === 0) throw new AppError('invalid_request', 'before is not a message of this inbox.');
+      // The last message read was deleted meanwhile: what lies beyond it is unknown.
+      return { messages, hasMore: true };
+    }
+    for (const message of page.messages) {
+      if (messages.length >= request.limit) return { messages, hasMore: true };
+      // +1: the comma between messages.
+      const size = sizeOf(message) + 1;
+      if (messages.length > 0 && used + size > CHECK_BUDGET_BYTES) return { messages, hasMore: true };
+      messages.push(message);
+      used += size;
+    }
+    const last = page.messages.at(-1);
+    if (page.messages.length < want || last === undefined) return { messages, hasMore: false };
+    cursor = last.id;
+    // Let other requests and SMTP sessions run between batches (SQLite reads on this thread).
+    await setImmediate();
+  }
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { addInbox, deliver, deliverOne, makeAttachment, type StoreGetter } from './mail-store-fixtures.js';
+
+/** Cut of these tests: small, so the cases are cheap, and the code path the same as 256 KiB. */
+const CUT = 64;
+
+/** The bounded listing (listMessagePage) and the bounded trim (trimMessages). */
+export function describeMessagePageContract(store: StoreGetter): void {
+  describe('message pages', () => {
+    const page = async (inboxId: string, query: { sinceId?: string; beforeId?: string; limit?: number; maxFieldBytes?: number }) => {
+      const result = await store().listMessagePage(inboxId, { limit: 10, maxFieldBytes: CUT, ...query });
+      return { ids: result.messages.map((m) => m.id), beforeFound: result.beforeFound };
+    };
+
+    it('pages newest first with limit and before, combinable with since', async () => {
+      const inbox = await addInbox(store());
+      const other = await addInbox(store());
+      const [m1, m2, m3, m4] = [
+        await deliverOne(store(), inbox.id),
+        await deliverOne(store(), inbox.id),
+        await deliverOne(store(), inbox.id),
+        await deliverOne(store(), inbox.id),
+      ];
+      const foreign = await deliverOne(store(), other.id);
+      expect(await page(inbox.id, {})).toEqual({ ids: [m4, m3, m2, m1], beforeFound: true });
+      expect(await page(inbox.id, { limit: 2 })).toEqual({ ids: [m4, m3], beforeFound: true });
+      expect(await page(inbox.id, { beforeId: m3, limit: 1 })).toEqual({ ids: [m2], beforeFound: true });
+      expect(await page(inbox.id, { beforeId: m3 })).toEqual({ ids: [m2, m1], beforeFound: true });
+      expect(await page(inbox.id, { beforeId: m1 })).toEqual({ ids: [], beforeFound: true });
+      expect(await page(inbox.id, { sinceId: m1, beforeId: m4 })).toEqual({ ids: [m3, m2], beforeFound: true });
+      expect(await page(inbox.id, { sinceId: 'unknown-id', beforeId: m2 })).toEqual({ ids: [m1], beforeFound: true });
+      expect(await page(inbox.id, { limit: 0 })).toEqual({ ids: [], beforeFound: true });
+      // Another inbox's message, or a deleted one, is no anchor for this inbox.
+      expect(await page(inbox.id, { beforeId: foreign })).toEqual({ ids: [], beforeFound: false });
+      await store().deleteMessage(m2);
+      expect(await page(inbox.id, { beforeId: m2 })).toEqual({ ids: [], beforeFound: false });
+      expect(await page(inbox.id, { beforeId: m3 })).toEqual({ ids: [m1], beforeFound: true });
+    });
+
+    it('cuts body and html at the byte bound on whole characters, and says so', async () => {
+      const inbox = await addInbox(store());
+      const fits = 'é'.repeat(CUT / 2);
+      const long = `a${'😀'.repeat(CUT)}`;
+      const small = await deliverOne(store(), inbox.id, { text: fits, html: null });
+      const longText = await deliverOne(store(), inbox.id, { text: long, html: '<p>x</p>' });
+      const longHtml = await deliverOne(store(), inbox.id, { text: 'short', html: `<p>${'€'.repeat(CUT)}</p>` });
+      const attached = await deliverOne(store(), inbox.id, { text: 'x'.repeat(CUT + 1), attachments: [makeAttachment(new Uint8Array([1]), 'a.bin')] });
+      const { messages } = await store().listMessagePage(inbox.id, { limit: 10, maxFieldBytes: CUT });
+      const byId = new Map(messages.map((m) => [m.id, m]));
+
+      expect(byId.get(small)).toMatchObject({ text: fits, html: null, truncated: false });
+      // 'a' + 15 four-byte characters = 61 bytes; a 16th would pass 64.
+      expect(byId.get(longText)).toMatchObject({ text: `a${'😀'.repeat(15)}`, html: '<p>x</p>', truncated: true });
+      // '<p>' + 20 three-byte characters = 63 bytes.
+      expect(byId.get(longHtml)).toMatchObject({ text: 'short', html: `<p>${'€'.repeat(20)}`, truncated: true });
+      expect(byId.get(attached)).toMatchObject({ text: 'x'.repeat(CUT), truncated: true, attachments: [{ filename: 'a.bin', size: 1 }] });
+      for (const message of messages) {
+        expect(Buffer.byteLength(message.text)).toBeLessThanOrEqual(CUT);
+        expect(Buffer.byteLength(message.html ?? '')).toBeLessThanOrEqual(CUT);
+      }
+      // The detail and the unbounded listing keep the whole text.
+      expect((await store().findMessage(longText))?.text).toBe(long);
+      expect((await store().findMessage(longText))?.truncated).toBe(false);
+    });
+
+    it('trims an inbox to its newest messages, boundedly, and frees unshared contents', async () => {
+      const inbox = await addInbox(store());
+      const other = await addInbox(store());
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i += 1) ids.push(await deliverOne(store(), inbox.id, { subject: `m${i}` }));
+      const shared = await deliver(store(), [inbox.id, other.id], { subject: 'shared', raw: new Uint8Array([1]), receivedAt: new Date() });
+      expect(await store().trimMessages(inbox.id, 7, 100)).toBe(0);
+      expect(await store().trimMessages(inbox.id, 3, 2)).toBe(2);
+      expect(await store().countMessages(inbox.id)).toBe(5);
+      expect(await store().trimMessages(inbox.id, 3, 100)).toBe(2);
+      const kept = await store().listMessages(inbox.id);
+      expect(kept.map((m) => m.subject)).toEqual(['shared', 'm5', 'm4']);
+      expect(await store().findMessage(ids[0] ?? '')).toBeNull();
+      // The other inbox's copy of a trimmed content would survive; here the shared one is kept anyway.
+      expect(await store().findMessage(shared.get(other.id) ?? '')).not.toBeNull();
+      expect(await store().trimMessages(inbox.id, 0, 100)).toBe(3);
+      expect(await store().countMessages(inbox.id)).toBe(0);
+      expect(await store().findMessage(shared.get(other.id) ?? '')).not.toBeNull();
+    });
+  });
+}
