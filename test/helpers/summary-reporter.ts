@@ -10,14 +10,22 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const module of testModules) {
-      // A module that failed to load (syntax error, throwing hook) counts as a failure.
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed += 1;
+      let failedTests = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed += 1;
-        else if (state === 'failed') failed += 1;
+        else if (state === 'failed') failedTests += 1;
         else skipped += 1;
       }
+      failed += failedTests;
+      // A module or suite that failed by itself (a syntax error, a throwing beforeAll: its tests
+      // then show as skipped) counts as one failure, so the closing line never reads "0 failed"
+      // for a run that failed.
+      const failedSuites = [...module.children.allSuites()].filter(
+        (suite) => suite.state() === 'failed' && ![...suite.children.allTests()].some((test) => test.result().state === 'failed'),
+      ).length;
+      if (failedSuites > 0) failed += failedSuites;
+      else if (module.state() === 'failed' && failedTests === 0) failed += 1;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
     if (passed + failed === 0) {
