@@ -55,7 +55,7 @@ export type InboxAction =
   | { type: 'added'; inbox: Inbox; replacing?: string }
   | { type: 'discarded'; username: string }
   | { type: 'lostAddress' }
-  | { type: 'sessionLost'; notice: Notice }
+  | { type: 'sessionLost' }
   | { type: 'live'; live: LiveMode }
   | { type: 'notice'; notice: Notice | null }
   /** Removes the error notice only if it still says `text` (a newer notice stays). */
@@ -192,7 +192,8 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
     case 'lostAddress':
       return { ...state, inboxes: [], currentName: null, messages: [], loaded: false, phase: 'failed' };
     case 'sessionLost':
-      return { ...state, sessionLost: true, notice: action.notice, busy: false };
+      // The page shows its own card for this, with the one-click way back.
+      return { ...state, sessionLost: true, notice: null, busy: false };
     case 'live':
       return state.live === action.live ? state : { ...state, live: action.live };
     case 'notice':

@@ -14,8 +14,8 @@ describe('safeLinks', () => {
       { url: 'https://example.org/confirm?t=1', text: 'again' },
     ]);
     expect(links).toEqual([
-      { href: 'https://example.org/confirm?t=1', host: 'example.org', text: 'Confirm' },
-      { href: 'http://example.org/plain', host: 'example.org', text: 'http://example.org/plain' },
+      { href: 'https://example.org/confirm?t=1', text: 'Confirm' },
+      { href: 'http://example.org/plain', text: 'http://example.org/plain' },
     ]);
   });
 

@@ -3,10 +3,9 @@ import type { MessageLink } from '../api/api-types.js';
 /** Links listed under a message: a sign-up mail has a few; a newsletter's hundred help nobody. */
 export const MAX_LINKS_SHOWN = 50;
 
-/** A link as the page lists it: an absolute http(s) URL, its host, and the words to show. */
+/** A link as the page lists it: an absolute http(s) URL and the words to show. */
 export interface ShownLink {
   href: string;
-  host: string;
   text: string;
 }
 
@@ -31,7 +30,7 @@ export function safeLinks(links: readonly MessageLink[] | undefined): ShownLink[
     if (seen.has(url.href)) continue;
     seen.add(url.href);
     const text = typeof link.text === 'string' ? link.text.trim() : '';
-    shown.push({ href: url.href, host: url.host, text: text === '' ? url.href : text });
+    shown.push({ href: url.href, text: text === '' ? url.href : text });
   }
   return shown;
 }

@@ -49,7 +49,7 @@ export function useTempInbox() {
 
   const fail = useCallback((error: unknown) => {
     if (isCode(error, 'session_required')) {
-      dispatch({ type: 'sessionLost', notice: { kind: 'error', text: errorText(error) } });
+      dispatch({ type: 'sessionLost' });
     } else {
       dispatch({ type: 'notice', notice: { kind: 'error', text: errorText(error) } });
     }
