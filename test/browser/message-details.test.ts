@@ -183,6 +183,51 @@ describe('web app: message details and live fallback', { timeout: 90_000 }, () =
     await context.close();
   });
 
+  it('follows the event stream: a message, a reconnection, a deletion and expiry', async () => {
+    // A scripted stream in the contract's wire format (docs/api.md), until the server has one.
+    const streamCalls: string[] = [];
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' });
+    const page = await context.newPage();
+    await page.goto(server.baseUrl);
+    await page.getByTestId('address').waitFor();
+    const address = (await page.getByTestId('address').textContent()) ?? '';
+    const pushed = {
+      id: 'StreamOnlyMessage00001', from: '"Stream" <push@example.com>', to: address, subject: 'From the stream',
+      body: 'Pushed, never listed by check.', html: null, date: new Date(Date.now() + 60_000).toISOString(), attachments: [],
+      recipient: address, codes: ['731904'], links: [], auth: null, truncated: false,
+    };
+    const scripts = [
+      // The first connection delivers one message, then ends: the browser reconnects by itself.
+      `retry: 300\n\n: ping\n\nevent: message\nid: ${pushed.id}\ndata: ${JSON.stringify(pushed)}\n\n`,
+      // The reconnection (with Last-Event-ID) brings its deletion.
+      `retry: 300\n\nevent: deleted\ndata: ${JSON.stringify({ id: pushed.id })}\n\n`,
+      // Then the inbox expires.
+      'retry: 600000\n\nevent: expired\ndata: {}\n\n',
+    ];
+    const item = page.getByTestId('message-item').filter({ hasText: 'From the stream' });
+    await context.route(EVENTS, async (route) => {
+      streamCalls.push(route.request().url());
+      const body = scripts[streamCalls.length - 1];
+      if (body === undefined) return noStream(route);
+      // Each step only once the page has shown the one before.
+      if (streamCalls.length === 2) await item.waitFor();
+      if (streamCalls.length === 3) await item.waitFor({ state: 'detached' });
+      await route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' }, body });
+    });
+    // Reload so the first connection is the scripted one.
+    await page.reload();
+    await page.getByTestId('address').waitFor();
+    await item.waitFor({ timeout: ARRIVAL_MS });
+    expect(await page.locator('.message-row').filter({ hasText: 'From the stream' }).getByTestId('code-chip').textContent()).toContain('731904');
+    await page.getByRole('heading', { name: 'This address has expired' }).waitFor({ timeout: ARRIVAL_MS });
+    expect(streamCalls).toHaveLength(3);
+    expect(streamCalls[0]).toContain(`/api/inbox/${address.split('@')[0]}/events`);
+    // The reconnection is the browser's own, which sends `Last-Event-ID` (Chromium adds that
+    // header below Playwright's interception, so it cannot be read here; a plain server sees it).
+    expect(streamCalls[1]).toBe(streamCalls[0]);
+    await context.close();
+  });
+
   it('keeps polling, one check at a time, when the event stream answers 404, and gets a new address after the session is lost', async () => {
     const streamTries: string[] = [];
     const checks: string[] = [];
