@@ -188,9 +188,7 @@ describe('web app: message details and live fallback', { timeout: 90_000 }, () =
     const streamCalls: string[] = [];
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' });
     const page = await context.newPage();
-    await page.goto(server.baseUrl);
-    await page.getByTestId('address').waitFor();
-    const address = (await page.getByTestId('address').textContent()) ?? '';
+    const address = 'stream-test@tempinbox.test';
     const pushed = {
       id: 'StreamOnlyMessage00001', from: '"Stream" <push@example.com>', to: address, subject: 'From the stream',
       body: 'Pushed, never listed by check.', html: null, date: new Date(Date.now() + 60_000).toISOString(), attachments: [],
@@ -214,17 +212,18 @@ describe('web app: message details and live fallback', { timeout: 90_000 }, () =
       if (streamCalls.length === 3) await item.waitFor({ state: 'detached' });
       await route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' }, body });
     });
-    // Reload so the first connection is the scripted one.
-    await page.reload();
+    await page.goto(server.baseUrl);
     await page.getByTestId('address').waitFor();
     await item.waitFor({ timeout: ARRIVAL_MS });
     expect(await page.locator('.message-row').filter({ hasText: 'From the stream' }).getByTestId('code-chip').textContent()).toContain('731904');
     await page.getByRole('heading', { name: 'This address has expired' }).waitFor({ timeout: ARRIVAL_MS });
     expect(streamCalls).toHaveLength(3);
-    expect(streamCalls[0]).toContain(`/api/inbox/${address.split('@')[0]}/events`);
+    const username = ((await page.getByTestId('address').textContent()) ?? '').split('@')[0];
+    expect(streamCalls[0]).toContain(`/api/inbox/${username}/events`);
     // The reconnection is the browser's own, which sends `Last-Event-ID` (Chromium adds that
     // header below Playwright's interception, so it cannot be read here; a plain server sees it).
     expect(streamCalls[1]).toBe(streamCalls[0]);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
     await context.close();
   });
 
@@ -264,10 +263,14 @@ describe('web app: message details and live fallback', { timeout: 90_000 }, () =
     expect(most).toBe(1);
 
     // The cookie is gone (cleared, or the session expired): the next check gets 401.
-    await context.clearCookies();
+    // Cleared again until it shows: an answer in flight may renew the cookie (renewed on use).
     const lost = page.getByTestId('session-lost');
-    await lost.waitFor({ timeout: ARRIVAL_MS });
+    await expect.poll(async () => {
+      await context.clearCookies();
+      return lost.isVisible();
+    }, { timeout: 2 * ARRIVAL_MS, intervals: [500] }).toBe(true);
     expect(await lost.textContent()).toContain(address);
+    await screenshot(page, 'session-lost');
     await lost.getByRole('button', { name: 'Get a new address' }).click();
     await expect.poll(() => page.getByTestId('address').textContent()).not.toBe(address);
     const fresh = (await page.getByTestId('address').textContent()) ?? '';
