@@ -268,7 +268,7 @@ describe('web app: message details and live fallback', { timeout: 90_000 }, () =
     await expect.poll(async () => {
       await context.clearCookies();
       return lost.isVisible();
-    }, { timeout: 2 * ARRIVAL_MS, intervals: [500] }).toBe(true);
+    }, { timeout: 2 * ARRIVAL_MS, interval: 500 }).toBe(true);
     expect(await lost.textContent()).toContain(address);
     await screenshot(page, 'session-lost');
     await lost.getByRole('button', { name: 'Get a new address' }).click();
