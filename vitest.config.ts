@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // web/src: unit tests of the web app's pure parts (reducer, wording), beside the code.
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts'],
     // Network and process tests start real servers; keep parallelism modest on 2 cores.
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { runBin, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
-import { launchBrowser, screenshot } from './browser-helpers.js';
+import { launchBrowser, pause, screenshot } from './browser-helpers.js';
 
 /** New mail must show within this time without a reload (the page polls every 3 s). */
 const ARRIVAL_MS = 10_000;
+/** Time for a late, duplicate answer to show before its absence counts. */
+const SETTLE_MS = 1500;
 
 /** Premium in the browser: redeeming through the field (every outcome in words), custom names, switching. */
 describe('web app: Premium', { timeout: 60_000 }, () => {
@@ -115,6 +117,19 @@ describe('web app: Premium', { timeout: 60_000 }, () => {
     await page.getByTestId('message-item').filter({ hasText: 'For the first inbox' }).waitFor({ timeout: ARRIVAL_MS });
     expect(await page.getByTestId('message-item').filter({ hasText: 'For my-project' }).count()).toBe(0);
     expect(await page.getByTestId('switcher-item').filter({ hasText: firstAddress }).getAttribute('aria-current')).toBe('true');
+
+    // Back and forth: each inbox still counts its one message (the count is the server's, not
+    // added to again on every switch).
+    const countOf = (address: string) => page.getByTestId('switcher-item').filter({ hasText: address }).locator('.switcher__count').textContent();
+    for (const address of ['my-project@alt.test', firstAddress, 'my-project@alt.test', firstAddress]) {
+      await page.getByTestId('switcher-item').filter({ hasText: address }).click();
+      await expect.poll(() => page.getByTestId('address').textContent()).toBe(address);
+      await page.getByTestId('message-item').first().waitFor({ timeout: ARRIVAL_MS });
+      await expect.poll(() => page.locator('.inbox__count').textContent()).toMatch(/^1 message/);
+    }
+    await pause(SETTLE_MS); // a late answer counted twice would show now
+    expect(await countOf(firstAddress)).toBe('1 message');
+    expect(await countOf('my-project@alt.test')).toBe('1 message');
     await page.getByTestId('message-item').first().click();
     await screenshot(page, 'premium');
 

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.js';
-import type { Inbox, Message, RedeemResult, SessionInfo } from './api-types.js';
+import type { CheckResult, Inbox, Message, RedeemResult, SessionInfo } from './api-types.js';
 
 /** No answer within this time counts as a network failure; polls must not pile up. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -33,6 +33,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   throw new ApiError(typeof code === 'string' ? code : response.status >= 500 ? 'unavailable' : 'unexpected', response.status, Number.isFinite(retry) && retry > 0 ? retry : null);
 }
 
+function sinceQuery(since: string | undefined): string {
+  return since ? `?since=${encodeURIComponent(since)}` : '';
+}
+
 /** The public API as the page uses it (docs/api.md). */
 export const api = {
   session: () => call<SessionInfo>('GET', '/api/session'),
@@ -46,7 +50,8 @@ export const api = {
     return call<Inbox>('GET', `/api/create${suffix}`);
   },
   check: (username: string, since?: string) =>
-    call<{ count: number; emails: Message[] }>('GET', `/api/check/${encodeURIComponent(username)}${since ? `?since=${encodeURIComponent(since)}` : ''}`),
+    call<CheckResult>('GET', `/api/check/${encodeURIComponent(username)}${sinceQuery(since)}`),
+  /** One whole message (a listing may have cut a long one: `truncated`). */
   message: (id: string) => call<Message>('GET', `/api/messages/${encodeURIComponent(id)}`),
   discardInbox: (username: string) => call<unknown>('DELETE', `/api/inbox/${encodeURIComponent(username)}`),
   deleteMessage: (id: string) => call<unknown>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
@@ -59,3 +64,7 @@ export const rawUrl = (id: string): string => `/api/messages/${encodeURIComponen
 /** Download address of one attachment. */
 export const attachmentUrl = (id: string, aid: string): string =>
   `/api/messages/${encodeURIComponent(id)}/attachments/${encodeURIComponent(aid)}`;
+
+/** Address of an inbox's event stream, resuming after `since` when given. */
+export const eventsUrl = (username: string, since?: string): string =>
+  `/api/inbox/${encodeURIComponent(username)}/events${sinceQuery(since)}`;

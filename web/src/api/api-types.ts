@@ -38,7 +38,27 @@ export interface Attachment {
   size: number;
 }
 
-/** A message as `GET /api/check/<username>` returns it. */
+/** One check's verdict (RFC 8601 result words). */
+export type AuthResult = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror';
+
+/** Sender authentication of a message, checked by the server while it received it. */
+export interface MessageAuth {
+  spf: { result: AuthResult; domain: string };
+  dkim: Array<{ result: AuthResult; domain: string; selector: string }>;
+  dmarc: { result: AuthResult; domain: string; policy: 'none' | 'quarantine' | 'reject' | null };
+  arc: { result: AuthResult };
+}
+
+/** A link found in a message, with its visible text. */
+export interface MessageLink {
+  url: string;
+  text: string;
+}
+
+/**
+ * A message as `GET /api/check/<username>`, the event stream and `GET /api/messages/<id>`
+ * return it. The optional fields are absent on an older server; the page shows nothing then.
+ */
 export interface Message {
   id: string;
   from: string;
@@ -48,8 +68,23 @@ export interface Message {
   html: string | null;
   date: string;
   attachments: Attachment[];
-  /** A check listing cut `body` or `html`; `GET /api/messages/<id>` has the whole text. */
+  /** The envelope address this copy was delivered to, `+tag` kept. */
+  recipient?: string;
+  /** One-time codes, most likely first. */
+  codes?: string[];
+  links?: MessageLink[];
+  /** `null` when the server does not check senders. */
+  auth?: MessageAuth | null;
+  /** `body`/`html` were cut in a listing; `GET /api/messages/<id>` has the whole text. */
   truncated?: boolean;
+}
+
+/** `GET /api/check/<username>`. */
+export interface CheckResult {
+  count: number;
+  emails: Message[];
+  /** Older messages were left out (absent on an older server). */
+  has_more?: boolean;
 }
 
 /** `POST /api/premium/redeem`. */

@@ -5,7 +5,7 @@ const TEXT: Record<string, string> = {
   invalid_request: 'The request was not understood. Reload the page and try again.',
   username_invalid: 'That name cannot be used: use 3 to 32 letters, digits, dots, dashes or underscores, starting and ending with a letter or digit.',
   invalid_domain: 'That domain is not offered here. Pick one from the list.',
-  session_required: 'Your session has ended. Reload the page to get a new address.',
+  session_required: 'Your session has ended. Get a new address to go on.',
   premium_required: 'Custom names need Premium. Enter a license key first.',
   inbox_limit_reached: 'You already have the most inboxes your license allows. Delete one to make room.',
   cross_site_request: 'That request came from another website and was refused. Use this page directly.',

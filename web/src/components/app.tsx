@@ -11,7 +11,7 @@ import { PremiumPanel } from './premium-panel.js';
 /** The whole page: address, inbox, reader and Premium, over the public API. */
 export function App() {
   const app = useTempInbox();
-  const { phase, mode, inboxes, current, messages, loaded, expired, notice, announcement, busy } = app.state;
+  const { phase, mode, inboxes, current, messages, loaded, expired, notice, announcement, busy, live, sessionLost } = app.state;
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const selected = messages.find((message) => message.id === selectedId) ?? null;
   const unread = messages.filter((message) => !app.isSeen(message.id)).length;
@@ -60,7 +60,17 @@ export function App() {
             <button type="button" class="button button--primary" onClick={() => void app.retry()}>Try again now</button>
           </section>
         )}
-        {current !== null && (
+        {current !== null && sessionLost && (
+          <section class="address-card" data-testid="session-lost">
+            <h2 class="address-card__label">Your session has ended</h2>
+            <p class="session-lost__text">
+              This browser can no longer read <strong>{current.email}</strong>: its session was cleared or has expired.
+              {mode.premium ? ' Enter your license key again after getting a new address to see your Premium inboxes.' : ''}
+            </p>
+            <button type="button" class="button button--primary" onClick={() => void app.retry()} disabled={phase === 'loading'}>Get a new address</button>
+          </section>
+        )}
+        {current !== null && !sessionLost && (
           <>
             <AddressCard
               inbox={current}
@@ -79,10 +89,12 @@ export function App() {
                 <MessageList
                   messages={messages}
                   loaded={loaded}
+                  live={live}
                   address={current.email}
                   selectedId={selectedId}
                   isSeen={app.isSeen}
                   onOpen={open}
+                  announce={app.announce}
                 />
                 {selected !== null ? (
                   <MessageView
@@ -93,6 +105,8 @@ export function App() {
                       void app.deleteMessage(id);
                     }}
                     onClose={close}
+                    onLoadFull={app.loadFull}
+                    announce={app.announce}
                   />
                 ) : (
                   messages.length > 0 && <p class="reader-placeholder">Choose a message to read it.</p>

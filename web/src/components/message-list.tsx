@@ -1,24 +1,29 @@
 import type { Message } from '../api/api-types.js';
+import type { LiveMode } from '../lib/inbox-reducer.js';
 import { formatShortDate } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';
+import { CopyCodeButton } from './copy-code-button.js';
 
 /** Props of MessageList. */
 export interface MessageListProps {
   messages: Message[];
   loaded: boolean;
+  live: LiveMode;
   address: string;
   selectedId: string | null;
   isSeen: (id: string) => boolean;
   onOpen: (id: string) => void;
+  announce: (text: string) => void;
 }
 
-/** The inbox: newest first, unread ones marked; an explanation while it is empty. */
-export function MessageList({ messages, loaded, address, selectedId, isSeen, onOpen }: MessageListProps) {
+/** The inbox: newest first, unread ones marked, a message's first code copyable from its row; an explanation while it is empty. */
+export function MessageList({ messages, loaded, live, address, selectedId, isSeen, onOpen, announce }: MessageListProps) {
   const unread = messages.filter((message) => !isSeen(message.id)).length;
   return (
-    <section class="inbox" aria-labelledby="inbox-heading">
+    <section class="inbox" aria-labelledby="inbox-heading" data-live={live}>
       <h2 id="inbox-heading" class="inbox__heading">
-        Inbox {messages.length > 0 && <span class="inbox__count">{messages.length} {messages.length === 1 ? 'message' : 'messages'}{unread > 0 ? `, ${unread} unread` : ''}</span>}
+        Inbox {messages.length > 0 && <span class="inbox__count" data-testid="inbox-count">{messages.length} {messages.length === 1 ? 'message' : 'messages'}{unread > 0 ? `, ${unread} unread` : ''}</span>}
+        {live === 'stream' && <span class="live" title="New mail appears the moment it arrives">Live</span>}
       </h2>
       {messages.length === 0 ? (
         <div class="empty" data-testid="empty-inbox">
@@ -26,7 +31,7 @@ export function MessageList({ messages, loaded, address, selectedId, isSeen, onO
           <p class="empty__title">{loaded ? 'Waiting for mail' : 'Opening your inbox…'}</p>
           <p class="empty__text">
             Use <strong>{address}</strong> wherever you need an e-mail address. Messages appear here by
-            themselves within a few seconds; there is no need to reload.
+            themselves; there is no need to reload.
           </p>
         </div>
       ) : (
@@ -34,8 +39,9 @@ export function MessageList({ messages, loaded, address, selectedId, isSeen, onO
           {messages.map((message) => {
             const sender = parseSender(message.from);
             const read = isSeen(message.id);
+            const code = message.codes?.find((value) => typeof value === 'string' && value !== '');
             return (
-              <li key={message.id}>
+              <li key={message.id} class="message-row">
                 <button
                   type="button"
                   class={`message-item${read ? '' : ' message-item--unread'}`}
@@ -53,6 +59,7 @@ export function MessageList({ messages, loaded, address, selectedId, isSeen, onO
                   </span>
                   <span class="message-item__snippet">{message.body.slice(0, 140)}</span>
                 </button>
+                {code !== undefined && <CopyCodeButton code={code} size="chip" announce={announce} />}
               </li>
             );
           })}

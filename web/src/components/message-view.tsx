@@ -1,10 +1,16 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, attachmentUrl, rawUrl } from '../api/api-client.js';
+import { attachmentUrl, rawUrl } from '../api/api-client.js';
 import type { Message } from '../api/api-types.js';
 import { formatLongDate, formatSize } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';
 import { prepareMailHtml } from '../lib/prepare-mail-html.js';
+import { AuthBadge } from './auth-badge.js';
+import { CopyCodeButton } from './copy-code-button.js';
+import { LinkList } from './link-list.js';
 import { MailFrame } from './mail-frame.js';
+
+/** Codes shown at the top: the most likely few; the server lists them most likely first. */
+const MAX_CODES_SHOWN = 5;
 
 /** Props of MessageView. */
 export interface MessageViewProps {
@@ -12,10 +18,16 @@ export interface MessageViewProps {
   busy: boolean;
   onDelete: (id: string) => void;
   onClose: () => void;
+  /** Loads the whole message when the listing cut it (`truncated`). */
+  onLoadFull: (id: string) => void;
+  announce: (text: string) => void;
 }
 
-/** One message: headers, HTML (sandboxed) or plain text, remote images on request, attachments, .eml, delete. */
-export function MessageView({ message, busy, onDelete, onClose }: MessageViewProps) {
+/**
+ * One message: its codes (one click to copy), headers with the sender checks, the links, HTML
+ * (sandboxed) or plain text, remote images on request, attachments, .eml, delete.
+ */
+export function MessageView({ message, busy, onDelete, onClose, onLoadFull, announce }: MessageViewProps) {
   const [view, setView] = useState<'html' | 'text'>(message.html === null ? 'text' : 'html');
   const [showRemote, setShowRemote] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -25,24 +37,12 @@ export function MessageView({ message, busy, onDelete, onClose }: MessageViewPro
     setShowRemote(false);
     heading.current?.focus();
   }, [message.id, message.html]);
-  // A listing cuts long bodies (docs/api.md, check): show the cut text until the whole message arrives.
-  const [whole, setWhole] = useState<Message | null>(null);
   useEffect(() => {
-    setWhole(null);
-    if (message.truncated !== true) return;
-    let current = true;
-    api.message(message.id).then(
-      (detail) => current && setWhole(detail),
-      () => undefined, // keep showing the cut text
-    );
-    return () => {
-      current = false;
-    };
-  }, [message.id, message.truncated]);
-  const body = whole?.id === message.id ? whole.body : message.body;
-  const html = whole?.id === message.id ? whole.html : message.html;
-  const blocked = useMemo(() => (html === null ? 0 : prepareMailHtml(html, false).blockedRemote), [html]);
+    if (message.truncated === true) onLoadFull(message.id);
+  }, [message.id, message.truncated, onLoadFull]);
+  const blocked = useMemo(() => (message.html === null ? 0 : prepareMailHtml(message.html, false).blockedRemote), [message.html]);
   const sender = parseSender(message.from);
+  const codes = [...new Set((message.codes ?? []).filter((code) => typeof code === 'string' && code !== ''))].slice(0, MAX_CODES_SHOWN);
   return (
     <article class="reader" aria-labelledby="reader-subject" data-testid="reader">
       <div class="reader__top">
@@ -52,14 +52,34 @@ export function MessageView({ message, busy, onDelete, onClose }: MessageViewPro
       </div>
       <header class="reader__header">
         <h2 id="reader-subject" class="reader__subject" tabIndex={-1} ref={heading}>{message.subject || '(no subject)'}</h2>
+        {codes.length > 0 && (
+          <section class="codes" aria-label={codes.length === 1 ? 'Code in this message' : 'Codes in this message'}>
+            <p class="codes__label">{codes.length === 1 ? 'Code' : 'Codes'} <span class="codes__hint">(click to copy)</span></p>
+            <div class="codes__list">
+              {codes.map((code, index) => <CopyCodeButton key={code} code={code} size={index === 0 ? 'large' : 'chip'} announce={announce} />)}
+            </div>
+          </section>
+        )}
         <dl class="reader__meta">
           <dt>From</dt>
           <dd>
             <span class="reader__from-name">{sender.name}</span>
             {sender.address !== sender.name && <span class="reader__from-address"> &lt;{sender.address}&gt;</span>}
           </dd>
+          {message.auth !== undefined && message.auth !== null && (
+            <>
+              <dt>Sender</dt>
+              <dd><AuthBadge auth={message.auth} /></dd>
+            </>
+          )}
           <dt>To</dt>
           <dd>{message.to}</dd>
+          {typeof message.recipient === 'string' && message.recipient !== '' && (
+            <>
+              <dt>Delivered to</dt>
+              <dd data-testid="recipient">{message.recipient}</dd>
+            </>
+          )}
           <dt>Received</dt>
           <dd><time dateTime={message.date}>{formatLongDate(message.date)}</time></dd>
         </dl>
@@ -74,6 +94,8 @@ export function MessageView({ message, busy, onDelete, onClose }: MessageViewPro
         <a class="button" href={rawUrl(message.id)} download={`${message.id}.eml`}>Download .eml</a>
         <button type="button" class="button button--danger" onClick={() => onDelete(message.id)} disabled={busy}>Delete</button>
       </div>
+      <LinkList links={message.links} />
+      {message.truncated === true && <p class="loading-full" role="status">Loading the whole message…</p>}
       {view === 'html' && blocked > 0 && (
         <div class={`images-bar${showRemote ? ' images-bar--shown' : ''}`} role="status">
           {showRemote ? (
@@ -89,10 +111,10 @@ export function MessageView({ message, busy, onDelete, onClose }: MessageViewPro
         </div>
       )}
       <div class="reader__body">
-        {view === 'html' && html !== null ? (
-          <MailFrame html={html} showRemote={showRemote} title={`Message: ${message.subject || '(no subject)'}`} />
+        {view === 'html' && message.html !== null ? (
+          <MailFrame html={message.html} showRemote={showRemote} title={`Message: ${message.subject || '(no subject)'}`} />
         ) : (
-          <pre class="plain-text" data-testid="plain-text">{body || '(This message has no text.)'}</pre>
+          <pre class="plain-text" data-testid="plain-text">{message.body || '(This message has no text.)'}</pre>
         )}
       </div>
       {message.attachments.length > 0 && (

@@ -1,4 +1,4 @@
-import type { Notice } from '../lib/use-temp-inbox.js';
+import type { Notice } from '../lib/inbox-reducer.js';
 
 /** Props of NoticeBar. */
 export interface NoticeBarProps {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/api-client.js';
 import { lifetimeInWords } from '../lib/format-time.js';
-import type { SessionMode } from '../lib/use-temp-inbox.js';
+import type { SessionMode } from '../lib/inbox-reducer.js';
 
 /** Props of PremiumPanel. */
 export interface PremiumPanelProps {

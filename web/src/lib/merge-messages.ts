@@ -1,8 +1,14 @@
 import type { Message } from '../api/api-types.js';
 
-/** Newer messages (newest first, as the API sends them) on top of the known ones, without duplicates. */
+/**
+ * Known and incoming messages in one list, newest first, without duplicates. A message never
+ * changes once received, so a known copy is kept (it may be the whole one, loaded after a
+ * truncated listing). Sorted by receive time because the stream and a catch-up check can
+ * answer in either order; equal times keep the incoming one first (the sort is stable).
+ */
 export function mergeMessages(known: Message[], incoming: Message[]): Message[] {
-  if (incoming.length === 0) return known;
-  const ids = new Set(incoming.map((message) => message.id));
-  return [...incoming, ...known.filter((message) => !ids.has(message.id))];
+  const ids = new Set(known.map((message) => message.id));
+  const fresh = incoming.filter((message) => !ids.has(message.id));
+  if (fresh.length === 0) return known;
+  return [...fresh, ...known].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
 }

@@ -1,57 +1,32 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api } from '../api/api-client.js';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import { api, eventsUrl } from '../api/api-client.js';
 import { ApiError } from '../api/api-error.js';
-import type { Inbox, InboxSummary, Limits, Message, SessionInfo } from '../api/api-types.js';
+import type { Inbox, InboxSummary, SessionInfo } from '../api/api-types.js';
 import { errorText } from '../api/error-text.js';
-import { mergeMessages } from './merge-messages.js';
+import { followInbox } from './inbox-follower.js';
+import { FREE_MODE, inboxReducer, INITIAL_STATE, type InboxState } from './inbox-reducer.js';
 import { hadSession, rememberSession, storeCurrent, storedCurrent } from './remembered-session.js';
 import { SeenStore } from './seen-store.js';
 
-/** Poll period while the tab is visible: new mail shows within a few seconds. */
-const POLL_VISIBLE_MS = 3000;
-/** Poll period in a background tab: still current on return, at a fifth of the requests. */
-const POLL_HIDDEN_MS = 15_000;
-/** Longest wait between retries after network or database failures. */
-const MAX_BACKOFF_MS = 30_000;
-/** A notice above the inbox: an error, a rate limit, or a success. */
-export interface Notice {
-  kind: 'error' | 'success' | 'info';
-  text: string;
-}
+/** Longest wait before a failed start tries again by itself. */
+const MAX_BOOT_RETRY_MS = 10 * 60_000;
+/** Wait before a failed start tries again when the server gave no `Retry-After`. */
+const BOOT_RETRY_MS = 10_000;
 
-/** Mode and limits of the session, as the page shows them. */
-export interface SessionMode {
-  premium: boolean;
-  premiumUntil: string | null;
-  limits: Limits;
-}
-
-/** Everything the page shows, in one place. */
-export interface TempInboxState {
-  phase: 'loading' | 'ready' | 'failed';
-  mode: SessionMode;
-  inboxes: InboxSummary[];
+/** Everything the page shows (the reducer's state, with the current inbox looked up). */
+export interface TempInboxState extends InboxState {
   current: InboxSummary | null;
-  messages: Message[];
-  /** Whether the first check of the current inbox has answered (empty state vs. loading). */
-  loaded: boolean;
   expired: boolean;
-  notice: Notice | null;
-  /** Text for the polite live region: new mail, copy confirmations. */
-  announcement: string;
-  busy: boolean;
 }
-
-const FREE_MODE: SessionMode = { premium: false, premiumUntil: null, limits: { max_inboxes: 1, ttl: 1800, custom_usernames: false } };
 
 function summary(inbox: Inbox): InboxSummary {
   return { ...inbox, count: 0 };
 }
 
-/** When to try again after a failed start: when a rate limit says, else soon (at most 10 minutes). */
+/** When to try again after a failed start: when a rate limit says, else soon (bounded). */
 function retryDelayMs(error: unknown): number {
-  const wait = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 10_000;
-  return Math.min(wait, 10 * 60_000);
+  const wait = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : BOOT_RETRY_MS;
+  return Math.min(wait, MAX_BOOT_RETRY_MS);
 }
 
 function isCode(error: unknown, ...codes: string[]): error is ApiError {
@@ -59,52 +34,46 @@ function isCode(error: unknown, ...codes: string[]): error is ApiError {
 }
 
 /**
- * The page's state and actions over the public API: restore or create the session's inbox,
- * poll it with `since`, expire it, switch, redeem, create custom names, delete.
+ * The page's state (web/src/lib/inbox-reducer.ts) and actions over the public API: restore or
+ * create the session's inbox, follow it live (inbox-follower.ts), expire it, switch, redeem,
+ * create custom names, delete, and start over after the session is lost.
  */
 export function useTempInbox() {
   const seen = useMemo(() => new SeenStore(), []);
-  const [phase, setPhase] = useState<TempInboxState['phase']>('loading');
-  const [mode, setMode] = useState<SessionMode>(FREE_MODE);
-  const [inboxes, setInboxes] = useState<InboxSummary[]>([]);
-  const [currentName, setCurrentName] = useState<string | null>(null);
-  const [messages, setMessages] = useState<Message[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [expiredNames, setExpiredNames] = useState<ReadonlySet<string>>(new Set());
-  const [notice, setNotice] = useState<Notice | null>(null);
-  const [announcement, setAnnouncement] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [state, dispatch] = useReducer(inboxReducer, INITIAL_STATE);
   const [, setSeenVersion] = useState(0);
   const bootRetry = useRef<number | undefined>(undefined);
 
-  const current = inboxes.find((inbox) => inbox.username === currentName) ?? null;
-  const expired = current !== null && expiredNames.has(current.username);
-
-  const select = useCallback((username: string) => {
-    setCurrentName(username);
-    setMessages([]);
-    setLoaded(false);
-    storeCurrent(username);
-  }, []);
-
-  /** Takes mode, limits and inboxes from `GET /api/session`. */
-  const applySession = useCallback((session: SessionInfo) => {
-    setMode({ premium: session.premium, premiumUntil: session.premium_until, limits: session.limits });
-    if (session.inboxes.length > 0) setInboxes(session.inboxes);
-  }, []);
+  const current = state.inboxes.find((inbox) => inbox.username === state.currentName) ?? null;
+  const expired = current !== null && state.expiredNames.includes(current.username);
 
   const fail = useCallback((error: unknown) => {
-    setNotice({ kind: 'error', text: errorText(error) });
+    if (isCode(error, 'session_required')) {
+      dispatch({ type: 'sessionLost' });
+    } else {
+      dispatch({ type: 'notice', notice: { kind: 'error', text: errorText(error) } });
+    }
+  }, []);
+
+  /** The session's counts and mode from the server, without waiting for them. */
+  const refreshSession = useCallback(() => {
+    void api.session().then((session) => dispatch({ type: 'session', session }), () => undefined);
+  }, []);
+
+  const select = useCallback((username: string) => {
+    dispatch({ type: 'select', username });
+    storeCurrent(username);
   }, []);
 
   /**
    * Shows an address as fast as possible. A browser that never had a session (no flag in
    * localStorage) creates one straight away: one request. Otherwise the session's inboxes are
    * loaded first, so a returning premium reader gets their inboxes back rather than a new one.
+   * A lost session (401) lands here too, and simply gets a new one.
    */
   const boot = useCallback(async () => {
     window.clearTimeout(bootRetry.current);
-    setPhase('loading');
+    dispatch({ type: 'booting' });
     try {
       let session: SessionInfo | null = null;
       if (hadSession()) {
@@ -115,37 +84,33 @@ export function useTempInbox() {
         }
       }
       let list = session?.inboxes ?? [];
+      let mode = session === null ? undefined : { premium: session.premium, premiumUntil: session.premium_until, limits: session.limits };
       if (list.length === 0) {
         const inbox = await api.create();
         rememberSession();
         list = [summary(inbox)];
         if (session === null) {
-          setMode({ ...FREE_MODE, limits: { ...FREE_MODE.limits, ttl: inbox.ttl } });
+          mode = { ...FREE_MODE, limits: { ...FREE_MODE.limits, ttl: inbox.ttl } };
           // The mode and any other inboxes of a session whose flag was lost, without delaying the address.
-          void api.session().then(applySession, () => undefined);
+          refreshSession();
         }
       }
-      if (session !== null) applySession(session);
-      setInboxes(list);
       const preferred = storedCurrent();
-      select(list.find((inbox) => inbox.username === preferred)?.username ?? list[0]?.username ?? '');
-      setNotice(null);
-      setPhase('ready');
+      const chosen = list.find((inbox) => inbox.username === preferred)?.username ?? list[0]?.username ?? '';
+      dispatch({ type: 'booted', inboxes: list, current: chosen, mode });
+      storeCurrent(chosen);
     } catch (error) {
-      fail(error);
-      setPhase('failed');
+      dispatch({ type: 'bootFailed', notice: { kind: 'error', text: errorText(error) } });
       // Try again by itself once a rate limit has passed, or soon after a failure.
       bootRetry.current = window.setTimeout(() => void bootRef.current(), retryDelayMs(error));
     }
-  }, [fail, select, applySession]);
+  }, [refreshSession]);
   const bootRef = useRef(boot);
   bootRef.current = boot;
 
   /** No address any more (discarded, the next one refused): the failed state, retrying by itself. */
   const lostAddress = useCallback((error: unknown) => {
-    setInboxes([]);
-    setCurrentName(null);
-    setPhase('failed');
+    dispatch({ type: 'lostAddress' });
     window.clearTimeout(bootRetry.current);
     bootRetry.current = window.setTimeout(() => void bootRef.current(), retryDelayMs(error));
   }, []);
@@ -155,69 +120,35 @@ export function useTempInbox() {
     return () => window.clearTimeout(bootRetry.current);
   }, [boot]);
 
-  // Polling: one loop per current inbox, stopped when it changes or expires.
+  // Live: one follower per shown inbox, stopped when it changes, expires or the session is lost.
   const newestId = useRef<string | undefined>(undefined);
-  newestId.current = messages[0]?.id;
+  newestId.current = state.messages[0]?.id;
+  const following = state.phase === 'ready' && current !== null && !expired && !state.sessionLost ? current.username : null;
   useEffect(() => {
-    if (phase !== 'ready' || current === null || expired) return;
-    const username = current.username;
-    let stopped = false;
-    let timer: number | undefined;
-    let backoff = POLL_VISIBLE_MS;
-    // The first answer is what the inbox already held: nothing to announce.
-    let firstAnswer = true;
-    const poll = async () => {
-      let wait = document.hidden ? POLL_HIDDEN_MS : POLL_VISIBLE_MS;
-      try {
-        const result = await api.check(username, newestId.current);
-        if (stopped) return;
-        backoff = POLL_VISIBLE_MS;
-        setLoaded(true);
-        if (result.emails.length > 0) {
-          setMessages((known) => mergeMessages(known, result.emails));
-          setInboxes((list) => list.map((inbox) => (inbox.username === username ? { ...inbox, count: inbox.count + result.emails.length } : inbox)));
-          const first = result.emails[0];
-          if (!firstAnswer && first !== undefined) {
-            setAnnouncement(result.emails.length === 1 ? `New message from ${first.from}: ${first.subject || '(no subject)'}` : `${result.emails.length} new messages`);
-          }
-        }
-        firstAnswer = false;
-        setNotice((shown) => (shown?.kind === 'error' && shown.text === errorText(new ApiError('network', 0)) ? null : shown));
-      } catch (error) {
-        if (stopped) return;
-        if (isCode(error, 'inbox_expired', 'inbox_not_found')) {
-          setExpiredNames((names) => new Set(names).add(username));
-          return;
-        }
-        if (isCode(error, 'session_required')) {
-          fail(error);
-          return;
-        }
-        fail(error);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-        wait = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : backoff;
-      }
-      if (!stopped) timer = window.setTimeout(() => void poll(), wait);
-    };
-    void poll();
-    // Back to a visible tab: look at once instead of waiting out the background period.
-    const onVisible = () => {
-      if (document.hidden || stopped) return;
-      window.clearTimeout(timer);
-      void poll();
-    };
-    document.addEventListener('visibilitychange', onVisible);
-    return () => {
-      stopped = true;
-      window.clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisible);
-    };
-  }, [phase, current?.username, expired, fail]);
+    if (following === null) return;
+    const username = following;
+    const networkText = errorText(new ApiError('network', 0));
+    return followInbox(
+      username,
+      { check: api.check, eventsUrl, newestId: () => newestId.current },
+      {
+        checked: (emails, full, hasMore) => dispatch({ type: 'checked', username, emails, full, hasMore }),
+        arrived: (message) => dispatch({ type: 'arrived', username, message }),
+        deleted: (id) => dispatch({ type: 'deleted', username, id }),
+        expired: () => dispatch({ type: 'expired', username }),
+        live: (live) => dispatch({ type: 'live', live }),
+        failed: (error) => {
+          if (isCode(error, 'inbox_expired', 'inbox_not_found')) dispatch({ type: 'expired', username });
+          else fail(error);
+        },
+        // Clear a "cannot reach the server" notice once the server answers again.
+        recovered: () => dispatch({ type: 'clearNotice', text: networkText }),
+      },
+    );
+  }, [following, fail]);
 
   /** Marks the current inbox expired when its countdown ends (the server agrees at the same instant). */
-  const markExpired = useCallback((username: string) => {
-    setExpiredNames((names) => new Set(names).add(username));
-  }, []);
+  const markExpired = useCallback((username: string) => dispatch({ type: 'expired', username }), []);
 
   /**
    * Runs a user action: busy while it runs; a failure becomes the page notice, or with
@@ -225,28 +156,28 @@ export function useTempInbox() {
    * Resolves to the error sentence, or null on success.
    */
   const run = useCallback(async (action: () => Promise<void>, inline = false): Promise<string | null> => {
-    setBusy(true);
-    setNotice(null);
+    dispatch({ type: 'busy', busy: true });
+    dispatch({ type: 'notice', notice: null });
     try {
       await action();
       return null;
     } catch (error) {
-      if (!inline) fail(error);
+      if (!inline || isCode(error, 'session_required')) fail(error);
       return errorText(error);
     } finally {
-      setBusy(false);
+      dispatch({ type: 'busy', busy: false });
     }
   }, [fail]);
 
   const addInbox = useCallback((inbox: Inbox, replacing?: string) => {
-    setInboxes((list) => [summary(inbox), ...list.filter((item) => item.username !== inbox.username && item.username !== replacing)]);
-    select(inbox.username);
-  }, [select]);
+    dispatch({ type: 'added', inbox, replacing });
+    storeCurrent(inbox.username);
+  }, []);
 
   /** Free: discard the current inbox and get another. Premium: add a new generated address. */
   const newAddress = useCallback(() => run(async () => {
     const old = current?.username;
-    if (!mode.premium && old !== undefined) {
+    if (!state.mode.premium && old !== undefined) {
       try {
         await api.discardInbox(old);
       } catch (error) {
@@ -254,12 +185,12 @@ export function useTempInbox() {
       }
     }
     try {
-      addInbox(await api.create(), mode.premium ? undefined : old);
+      addInbox(await api.create(), state.mode.premium ? undefined : old);
     } catch (error) {
-      if (!mode.premium) lostAddress(error);
+      if (!state.mode.premium) lostAddress(error);
       throw error;
     }
-  }), [run, current?.username, mode.premium, addInbox, lostAddress]);
+  }), [run, current?.username, state.mode.premium, addInbox, lostAddress]);
 
   /** Discards one inbox (premium switcher, or an expired one); makes a new one when none is left. */
   const discardInbox = useCallback((username: string) => run(async () => {
@@ -268,8 +199,7 @@ export function useTempInbox() {
     } catch (error) {
       if (!isCode(error, 'inbox_not_found')) throw error;
     }
-    const rest = inboxes.filter((inbox) => inbox.username !== username);
-    if (rest.length === 0) {
+    if (state.inboxes.every((inbox) => inbox.username === username)) {
       try {
         addInbox(await api.create(), username);
       } catch (error) {
@@ -277,24 +207,23 @@ export function useTempInbox() {
         throw error;
       }
     } else {
-      setInboxes(rest);
-      if (currentName === username && rest[0] !== undefined) select(rest[0].username);
+      dispatch({ type: 'discarded', username });
     }
-  }), [run, inboxes, currentName, addInbox, select, lostAddress]);
+  }), [run, state.inboxes, addInbox, lostAddress]);
 
   /** Premium: an address with a chosen name on a chosen domain (or the session's own inbox of that name). */
   const createCustom = useCallback((username: string, domain: string) => run(async () => {
     const inbox = await api.create({ username, domain });
     addInbox(inbox);
-    setAnnouncement(`${inbox.email} is ready.`);
+    dispatch({ type: 'announce', text: `${inbox.email} is ready.` });
   }, true), [run, addInbox]);
 
   /** Redeems a license key; on success the session is premium and its inboxes are reloaded. */
   const redeem = useCallback((key: string) => run(async () => {
     await api.redeem(key.trim());
     rememberSession();
-    applySession(await api.session());
-  }, true), [run, applySession]);
+    dispatch({ type: 'session', session: await api.session() });
+  }, true), [run]);
 
   const deleteMessage = useCallback((id: string) => run(async () => {
     try {
@@ -302,30 +231,45 @@ export function useTempInbox() {
     } catch (error) {
       if (!isCode(error, 'not_found')) throw error;
     }
-    setMessages((list) => list.filter((message) => message.id !== id));
-    setInboxes((list) => list.map((inbox) => (inbox.username === currentName ? { ...inbox, count: Math.max(0, inbox.count - 1) } : inbox)));
-    setAnnouncement('Message deleted.');
-  }), [run, currentName]);
+    if (state.currentName !== null) dispatch({ type: 'deleted', username: state.currentName, id });
+    dispatch({ type: 'announce', text: 'Message deleted.' });
+  }), [run, state.currentName]);
+
+  /** Loads the whole text of a message the listing cut (`truncated`). */
+  const loadFull = useCallback(async (id: string) => {
+    try {
+      dispatch({ type: 'fullMessage', message: await api.message(id) });
+    } catch (error) {
+      fail(error);
+    }
+  }, [fail]);
 
   const markSeen = useCallback((id: string) => {
     seen.add(id);
     setSeenVersion((version) => version + 1);
   }, [seen]);
 
-  const state: TempInboxState = { phase, mode, inboxes, current, messages, loaded, expired, notice, announcement, busy };
+  const switchTo = useCallback((username: string) => {
+    select(username);
+    // The other inboxes' counts as the server has them now (mail arrived while another was shown).
+    refreshSession();
+  }, [select, refreshSession]);
+
+  const view: TempInboxState = { ...state, current, expired };
   return {
-    state,
+    state: view,
     isSeen: (id: string) => seen.has(id),
     markSeen,
     markExpired,
-    select,
+    select: switchTo,
     newAddress,
     discardInbox,
     createCustom,
     redeem,
     deleteMessage,
+    loadFull,
     retry: boot,
-    announce: setAnnouncement,
-    dismissNotice: () => setNotice(null),
+    announce: (text: string) => dispatch({ type: 'announce', text }),
+    dismissNotice: () => dispatch({ type: 'notice', notice: null }),
   };
 }

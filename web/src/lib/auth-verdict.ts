@@ -1,0 +1,88 @@
+import type { AuthResult, MessageAuth } from '../api/api-types.js';
+
+/** How the badge looks: good (green ✓), bad (red ✗), or neither (grey). */
+export type AuthTone = 'good' | 'bad' | 'neutral';
+
+/** A message's sender checks in words: one short badge, and a sentence per check. */
+export interface AuthVerdict {
+  tone: AuthTone;
+  label: string;
+  details: string[];
+}
+
+const or = (domain: string, fallback: string) => (domain === '' ? fallback : domain);
+
+/** What a real mailbox would do with a message failing DMARC, by the domain's policy. */
+const POLICY_WORDS: Record<string, string> = {
+  reject: 'would refuse it',
+  quarantine: 'would put it in the spam folder',
+  none: 'would still deliver it (the domain asks for no action)',
+};
+
+function spfWords(result: AuthResult, domain: string): string {
+  const who = or(domain, 'the sender’s domain');
+  switch (result) {
+    case 'pass': return `SPF passed: the server that delivered it may send mail for ${who}.`;
+    case 'fail': return `SPF failed: ${who} says the server that delivered it may not send its mail.`;
+    case 'softfail': return `SPF soft fail: ${who} says the delivering server is probably not one of its own.`;
+    case 'neutral': return `SPF neutral: ${who} says nothing about the delivering server.`;
+    case 'none': return `SPF none: ${who} publishes no list of its mail servers.`;
+    case 'temperror': return 'SPF could not be checked: DNS did not answer in time.';
+    case 'permerror': return `SPF error: the SPF record of ${who} is broken.`;
+  }
+}
+
+function dkimWords(result: AuthResult, domain: string, selector: string): string {
+  const who = or(domain, 'an unnamed domain');
+  switch (result) {
+    case 'pass': return `DKIM passed: signed by ${who}, and nothing signed was changed on the way.`;
+    case 'fail': return `DKIM failed: the signature of ${who} does not match; the message was changed after signing, or the signature is forged.`;
+    case 'temperror': return `DKIM could not be checked for ${who}: DNS did not answer in time.`;
+    case 'permerror': return `DKIM error: the key of ${who} (selector “${selector}”) is missing or unusable.`;
+    default: return `DKIM ${result}: the signature of ${who} gave no verdict.`;
+  }
+}
+
+function dmarcWords(auth: MessageAuth): string {
+  const { result, domain, policy } = auth.dmarc;
+  const who = or(domain, 'the From domain');
+  switch (result) {
+    case 'pass': return `DMARC passed: SPF or DKIM confirms that it comes from ${who}.`;
+    case 'fail': return `DMARC failed: neither SPF nor DKIM confirms that it comes from ${who}. A real mailbox ${POLICY_WORDS[policy ?? ''] ?? 'would decide by itself (the domain sets no policy)'}.`;
+    case 'none': return `DMARC none: ${who} publishes no DMARC policy.`;
+    case 'temperror': return 'DMARC could not be checked: DNS did not answer in time.';
+    default: return `DMARC ${result} for ${who}.`;
+  }
+}
+
+function arcWords(result: AuthResult): string | null {
+  if (result === 'pass') return 'ARC passed: a forwarding server vouched for the checks made before it.';
+  if (result === 'fail') return 'ARC failed: the chain of forwarding servers is broken.';
+  return null;
+}
+
+/**
+ * The badge and plain-words explanation of a message's `auth` (docs/web.md "Reading"). The badge
+ * names the strongest fact: a DMARC failure, else a valid signature, else a broken one, else SPF.
+ */
+export function describeAuth(auth: MessageAuth): AuthVerdict {
+  const details = [
+    dmarcWords(auth),
+    ...(auth.dkim.length === 0 ? ['DKIM: the message is not signed.'] : auth.dkim.map((sig) => dkimWords(sig.result, sig.domain, sig.selector))),
+    spfWords(auth.spf.result, auth.spf.domain),
+    arcWords(auth.arc.result),
+  ].filter((line): line is string => line !== null);
+  const signed = auth.dkim.filter((sig) => sig.result === 'pass');
+  // Prefer the signature of the From domain, which is the one that says who sent it.
+  const signer = signed.find((sig) => sig.domain === auth.dmarc.domain) ?? signed[0];
+  const broken = auth.dkim.find((sig) => sig.result === 'fail' || sig.result === 'permerror');
+  const verdict = (tone: AuthTone, label: string): AuthVerdict => ({ tone, label, details });
+  if (auth.dmarc.result === 'fail') return verdict('bad', `Not verified as ${or(auth.dmarc.domain, 'its sender')} ✗`);
+  if (signer !== undefined) return verdict('good', `Signed by ${signer.domain} ✓`);
+  if (broken !== undefined) return verdict('bad', `Signature of ${or(broken.domain, 'the sender')} broken ✗`);
+  if (auth.spf.result === 'fail') return verdict('bad', 'SPF failed ✗');
+  if (auth.spf.result === 'softfail') return verdict('bad', 'SPF soft fail ✗');
+  if (auth.spf.result === 'pass') return verdict('good', `Sent by a server of ${or(auth.spf.domain, 'its domain')} ✓`);
+  if ([auth.spf.result, auth.dmarc.result, ...auth.dkim.map((sig) => sig.result)].includes('temperror')) return verdict('neutral', 'Sender not checked (DNS timeout)');
+  return verdict('neutral', 'Sender not verified');
+}
