@@ -44,6 +44,7 @@ export function presentMessage(message: MessageView): Static<typeof Message> {
     html: message.html,
     date: message.receivedAt.toISOString(),
     attachments: message.attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, size: a.size })),
+    ...presentInsights(message),
   };
 }
 
@@ -60,5 +61,14 @@ export function presentMessageDetail(message: MessageDetail): Static<typeof Mess
     envelope_from: message.envelopeFrom,
     size: message.size,
     headers: message.headers,
+  };
+}
+
+/** What a message tells: codes, links and sender authentication (docs/api.md "What a message tells"). */
+export function presentInsights(message: Pick<MessageView, 'codes' | 'links' | 'auth'>) {
+  return {
+    codes: [...message.codes],
+    links: message.links.map((link) => ({ url: link.url, text: link.text })),
+    auth: message.auth,
   };
 }

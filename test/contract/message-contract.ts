@@ -51,6 +51,9 @@ export function describeMessageContract(store: StoreGetter): void {
           { id: expect.any(String), filename: 'a.pdf', contentType: 'application/pdf', size: 3 },
           { id: expect.any(String), filename: 'empty.txt', contentType: 'text/plain', size: 0 },
         ],
+        codes: [],
+        links: [],
+        auth: null,
       });
     });
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { COMMON_ERRORS, SuccessResponse, withErrors } from './common.js';
+import { insightFields } from './insight-schemas.js';
 
 const isoDate = (description: string) => Type.String({ format: 'date-time', description });
 
@@ -38,6 +39,7 @@ const messageFields = {
   html: Type.Union([Type.String(), Type.Null()], { description: 'sanitised HTML or null' }),
   date: isoDate('receive time'),
   attachments: Type.Array(AttachmentInfo),
+  ...insightFields,
 };
 
 /** A message in a check result. */

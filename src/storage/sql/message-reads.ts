@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
 import type { Database } from './database.js';
-import { displayFrom, displayTo, fromBlob, toDate } from './row-mappers.js';
+import { displayFrom, displayTo, fromBlob, parseAuth, parseCodes, parseLinks, toDate } from './row-mappers.js';
 
 /** Messages joined with their content (minus the raw bytes) and the inbox address. */
 export function messageQuery(db: Kysely<Database>) {
@@ -9,6 +9,9 @@ export function messageQuery(db: Kysely<Database>) {
     .selectFrom('messages as m')
     .innerJoin('contents as c', 'c.id', 'm.content_id')
     .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
+    // Left: contents received before migration 0004 have no insights row.
+    .leftJoin('message_insights as x', 'x.content_id', 'm.content_id')
+    .select(['x.codes_json', 'x.links_json', 'x.auth_json'])
     .select([
       'm.seq',
       'm.id',
@@ -37,7 +40,7 @@ export function seqOf(eb: ExpressionBuilder<MessageScope, 'm'>, inboxId: string,
 }
 
 /** The tables messageQuery selects from, as Kysely names them. */
-type MessageScope = Database & { m: Database['messages']; c: Database['contents']; i: Database['inboxes'] };
+type MessageScope = Database & { m: Database['messages']; c: Database['contents']; i: Database['inboxes']; x: Database['message_insights'] };
 
 /** One row of messageQuery. */
 export type MessageRow = Awaited<ReturnType<ReturnType<typeof messageQuery>['execute']>>[number];
@@ -124,6 +127,9 @@ export function toMessageView(row: MessageRow, attachments: AttachmentInfo[]): M
     receivedAt: toDate(row.received_at),
     size: Number(row.size),
     attachments,
+    codes: parseCodes(row.codes_json),
+    links: parseLinks(row.links_json),
+    auth: parseAuth(row.auth_json),
   };
 }
 
