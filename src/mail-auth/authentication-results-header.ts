@@ -23,7 +23,7 @@ export function authenticationResultsHeader(serverName: string, result: unknown,
     return info.startsWith('dkim=') ? info.replace(/^dkim=\S+/, `dkim=${verdict}`) : `dkim=${verdict}`;
   });
   const infos = [
-    ...(dkim.length > 0 ? dkim : ['dkim=none (message not signed)']),
+    ...(dkim.length > 0 ? dkim : [result === undefined ? 'dkim=temperror' : 'dkim=none (message not signed)']),
     infoOf(result, 'spf') ?? `spf=${auth.spf.result}`,
     infoOf(result, 'arc') ?? `arc=${auth.arc.result}`,
     infoOf(result, 'dmarc') ?? `dmarc=${auth.dmarc.result}`,
