@@ -10,6 +10,7 @@ import type { PlanSettings } from './domain/plan.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
+import { MailauthSenderAuthenticator } from './mail-auth/mailauth-sender-authenticator.js';
 import { createLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import type { MailStore } from './ports/mail-store.js';
@@ -124,7 +125,16 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     ...overrides.parsePool,
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
   });
-  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity });
+  // The authserv-id of Authentication-Results is our name in the SMTP greeting (hostname below).
+  const senderAuth = config.mailAuth
+    ? new MailauthSenderAuthenticator({
+        serverName: config.domains[0] ?? 'localhost',
+        dnsTimeoutMs: config.dnsTimeoutMs,
+        dnsServers: config.dnsServers,
+        onError: (error) => logger.error({ err: error }, 'sender checks failed; message stored with temperror verdicts'),
+      })
+    : undefined;
+  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity, senderAuth });
   const sweeper = new Sweeper({
     sweep: new SweepService(store, clock),
     intervalSeconds: config.sweepIntervalSeconds,

@@ -32,8 +32,11 @@ describe('configuration', () => {
       rateLimits: true,
       trustProxy: false,
       logLevel: 'info',
+      mailAuth: true,
+      dnsTimeoutMs: 3000,
     });
     expect(config.publicUrl).toBeUndefined();
+    expect(config.dnsServers).toBeUndefined();
   });
 
   it('parses every variable', () => {
@@ -41,7 +44,20 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 0, domains: ['a.test', 'b.test'], rateLimits: false, trustProxy: true, publicUrl: 'https://mail.example.org' });
   });
 
+  it('parses the sender-check variables', () => {
+    expect(loadConfig({ MAIL_AUTH: 'off', DNS_SERVERS: '127.0.0.1:5353, 192.0.2.1,[::1]:53,2001:db8::1', DNS_TIMEOUT_MS: '500' })).toMatchObject({
+      mailAuth: false,
+      dnsServers: ['127.0.0.1:5353', '192.0.2.1', '[::1]:53', '2001:db8::1'],
+      dnsTimeoutMs: 500,
+    });
+  });
+
   it.each([
+    [{ MAIL_AUTH: 'maybe' }, 'MAIL_AUTH="maybe": expected on or off'],
+    [{ DNS_SERVERS: 'dns.example.org' }, 'DNS_SERVERS="dns.example.org": expected a comma-separated list of resolver IP addresses'],
+    [{ DNS_SERVERS: '127.0.0.1:99999' }, 'DNS_SERVERS="127.0.0.1:99999"'],
+    [{ DNS_SERVERS: '300.1.1.1' }, 'DNS_SERVERS="300.1.1.1"'],
+    [{ DNS_TIMEOUT_MS: '0' }, 'DNS_TIMEOUT_MS="0": expected an integer from 100 to 30000'],
     [{ PORT: 'abc' }, 'PORT="abc": expected an integer from 0 to 65535'],
     [{ PORT: '70000' }, 'PORT="70000"'],
     [{ DOMAINS: '' }, 'DOMAINS="": expected a comma-separated list'],

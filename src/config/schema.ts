@@ -41,6 +41,9 @@ export interface Config {
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  mailAuth: boolean;
+  dnsServers: string[] | undefined;
+  dnsTimeoutMs: number;
 }
 
 const integer = (min: number, max: number): Parse<number> => (raw) => {
@@ -99,6 +102,29 @@ const logLevel: Parse<Config['logLevel']> = (raw) => {
     : { ok: false, expected: `one of ${LOG_LEVELS.join(', ')}` };
 };
 
+/** An IPv4 address: four decimal octets. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+/** An IPv6 address, loosely (hex groups and colons, maybe an embedded IPv4); node:dns checks it fully. */
+const IPV6 = /^[0-9a-f:]*:[0-9a-f:.]*$/i;
+const PORT = /^(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3})$/;
+
+/** One resolver as node:dns setServers takes it: `ip`, `ip:port`, `ipv6` or `[ipv6]:port`. */
+function isDnsServer(entry: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed !== null) return IPV6.test(bracketed[1] ?? '') && (bracketed[2] === undefined || PORT.test(bracketed[2]));
+  if (IPV6.test(entry) && entry.split(':').length > 2) return true;
+  const [host = '', port, ...rest] = entry.split(':');
+  return rest.length === 0 && IPV4.test(host) && (port === undefined || PORT.test(port));
+}
+
+const dnsServers: Parse<string[] | undefined> = (raw) => {
+  const list = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  if (list.length === 0 || !list.every(isDnsServer)) {
+    return { ok: false, expected: 'a comma-separated list of resolver IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53' };
+  }
+  return { ok: true, value: list };
+};
+
 /** Ten years: longer lifetimes are almost certainly a typo (seconds vs milliseconds). */
 const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 /** 1 GiB: smtp-server buffers nothing, but we keep whole messages in memory to parse them. */
@@ -106,6 +132,12 @@ const MAX_MESSAGE_BYTES_LIMIT = 1024 * 1024 * 1024;
 
 /** 1 TiB per inbox: far above any real quota; a larger number is a typo. */
 const MAX_INBOX_BYTES = 1024 ** 4;
+
+/**
+ * Longest DNS budget accepted: past 30 s the sender's own SMTP client times out waiting for
+ * the reply to DATA (RFC 5321 §4.5.3.2.6 gives it 10 minutes, common clients much less).
+ */
+const MAX_DNS_TIMEOUT_MS = 30_000;
 
 /** PostgreSQL's own default max_connections is 100; a pool beyond this is a typo. */
 const MAX_POOL_SIZE = 1000;
@@ -134,4 +166,7 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'TLS_CERT_FILE', key: 'tlsCertFile', defaultText: undefined, help: 'PEM certificate (chain) for SMTP STARTTLS; set with TLS_KEY_FILE', parse: optionalPath },
   { env: 'TLS_KEY_FILE', key: 'tlsKeyFile', defaultText: undefined, help: 'PEM private key for SMTP STARTTLS; set with TLS_CERT_FILE', parse: optionalPath },
   { env: 'LOG_LEVEL', key: 'logLevel', defaultText: 'info', help: 'pino log level', parse: logLevel },
+  { env: 'MAIL_AUTH', key: 'mailAuth', defaultText: 'on', help: 'SPF, DKIM, DMARC and ARC checks of received mail; off skips them (auth is null, no Authentication-Results header)', parse: boolean('on', 'off') },
+  { env: 'DNS_SERVERS', key: 'dnsServers', defaultText: undefined, help: 'comma-separated resolver addresses host[:port] (IP addresses) for the sender checks; unset: the system\'s', parse: dnsServers },
+  { env: 'DNS_TIMEOUT_MS', key: 'dnsTimeoutMs', defaultText: '3000', help: 'the whole time budget of one message\'s DNS look-ups; what is not answered in time is temperror', parse: integer(100, MAX_DNS_TIMEOUT_MS) },
 ] as ConfigEntry[];

@@ -1,3 +1,5 @@
+import type { MessageLink, SenderAuth } from './sender-auth.js';
+
 /**
  * The records the product is made of, as the services see them. Storage rows and API
  * shapes are mapped from and to these at the adapters' edges.
@@ -84,6 +86,10 @@ export interface ParsedMail {
   headers: MailHeader[];
   messageId: string | null;
   attachments: ParsedAttachment[];
+  /** One-time codes of subject and text, most likely first (computed once, at parse time). */
+  codes: string[];
+  /** http(s) links of the sanitised HTML, else of the text, in order, without duplicates. */
+  links: MessageLink[];
 }
 
 /** A message ready to be stored: the parse plus the envelope and the raw bytes. */
@@ -92,6 +98,8 @@ export interface NewMessage {
   parsed: ParsedMail;
   raw: Uint8Array;
   receivedAt: Date;
+  /** Sender authentication verdicts; null or absent when not checked (MAIL_AUTH=off). */
+  auth?: SenderAuth | null;
 }
 
 /** Attachment metadata as listed with a message. */
@@ -118,6 +126,9 @@ export interface MessageView {
   attachments: AttachmentInfo[];
   /** True when `text` or `html` was cut for a listing (the detail always has the whole text). */
   truncated: boolean;
+  codes: string[];
+  links: MessageLink[];
+  auth: SenderAuth | null;
 }
 
 /** A message with its headers (message detail). */

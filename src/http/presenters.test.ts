@@ -14,6 +14,9 @@ const message = (id: string, text: string): MessageView => ({
   size: 10,
   attachments: [{ id: 'a', filename: 'x.pdf', contentType: 'application/pdf', size: 3 }],
   truncated: true,
+  codes: ['482913'],
+  links: [{ url: 'https://example.org/a?b="c"', text: 'Öffnen' }],
+  auth: null,
 });
 
 describe('checkJsonWriter', () => {

@@ -78,6 +78,7 @@ function presentMessageFields(message: MessageView) {
     html: message.html,
     date: message.receivedAt.toISOString(),
     attachments: message.attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, size: a.size })),
+    ...presentInsights(message),
   };
 }
 
@@ -94,5 +95,14 @@ export function presentMessageDetail(message: MessageDetail): Static<typeof Mess
     envelope_from: message.envelopeFrom,
     size: message.size,
     headers: message.headers,
+  };
+}
+
+/** What a message tells: codes, links and sender authentication (docs/api.md "What a message tells"). */
+export function presentInsights(message: Pick<MessageView, 'codes' | 'links' | 'auth'>) {
+  return {
+    codes: [...message.codes],
+    links: message.links.map((link) => ({ url: link.url, text: link.text })),
+    auth: message.auth,
   };
 }

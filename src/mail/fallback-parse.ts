@@ -1,5 +1,6 @@
 import type { ParsedMail } from '../domain/types.js';
 import { cleanText } from './clean-text.js';
+import { extractCodes } from './extract-codes.js';
 import { mailBody, type MailBody } from './mail-body.js';
 import type { MailLimits } from './mail-limits.js';
 import { readHeaders, type RawHeader } from './read-headers.js';
@@ -88,5 +89,7 @@ export function fallbackParse(raw: Uint8Array, limits: MailLimits): ParsedMail {
   const readable = simpleBody(rawHeaders, body, limits.maxTextChars);
   const isHtml = firstValue(rawHeaders, 'content-type').startsWith('text/html');
   const text = readable.text === '' && !isHtml ? asText(body, limits.maxTextChars) : readable.text;
-  return { ...summary, ...readable, text, attachments: [] };
+  // Codes from the subject only and no links: this path runs on the main thread after a
+  // worker failed, so it does no body-sized work beyond the split above.
+  return { ...summary, ...readable, text, attachments: [], codes: extractCodes(summary.subject, ''), links: [] };
 }

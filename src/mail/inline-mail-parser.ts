@@ -2,6 +2,8 @@ import type { Attachment, Email } from 'postal-mime';
 import type { ParsedAttachment, ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import { cleanLine } from './clean-text.js';
+import { extractCodes } from './extract-codes.js';
+import { extractLinks } from './extract-links.js';
 import { ExactPostalMime } from './exact-postal-mime.js';
 import { fallbackParse, rawBodyText, startsWithHeader } from './fallback-parse.js';
 import { mailBody } from './mail-body.js';
@@ -30,7 +32,7 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf];
 const CRLF = [0x0d, 0x0a];
 
 const EMPTY_MAIL: ParsedMail = Object.freeze({
-  from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [],
+  from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [], codes: [], links: [],
 });
 
 /**
@@ -87,7 +89,9 @@ function toParsedMail(raw: Uint8Array, email: Email, limits: MailLimits): Parsed
   // used): show the raw body rather than an empty message. Not when there was HTML that
   // sanitised to nothing, which would show the removed markup as text.
   const unreadable = body.text === '' && email.html === undefined && attachments.length === 0;
-  return { ...summary, ...body, text: unreadable ? rawBodyText(raw, limits.maxTextChars) : body.text, attachments };
+  const text = unreadable ? rawBodyText(raw, limits.maxTextChars) : body.text;
+  // Computed here, once per message and inside the parse worker, never per read (docs/api.md "What a message tells").
+  return { ...summary, ...body, text, attachments, codes: extractCodes(summary.subject, text), links: extractLinks(body.html, text) };
 }
 
 /**
@@ -136,7 +140,7 @@ export function fallbackOrEmpty(raw: Uint8Array, limits: MailLimits, report: (er
     return fallbackParse(raw, limits);
   } catch (error) {
     report(error);
-    return { ...EMPTY_MAIL, headers: [], attachments: [] };
+    return { ...EMPTY_MAIL, headers: [], attachments: [], codes: [], links: [] };
   }
 }
 

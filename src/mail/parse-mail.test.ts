@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ParsedMail } from '../domain/types.js';
 import { fallbackParse } from './fallback-parse.js';
+import { fallbackOrEmpty } from './inline-mail-parser.js';
 import { DEFAULT_MAIL_LIMITS } from './mail-limits.js';
 import { createMailParser, parseMail } from './parse-mail.js';
 
@@ -54,6 +55,9 @@ describe('parseMail: fields', () => {
       ],
       messageId: '<m1@example.com>',
       attachments: [],
+      // Found at parse time (docs/api.md "What a message tells").
+      codes: ['1234'],
+      links: [],
     });
   });
 
@@ -110,7 +114,7 @@ describe('parseMail: fields', () => {
   it('accepts a Node Buffer and an empty array', async () => {
     expect((await parse(Buffer.from('Subject: buffer\r\n\r\nx'))).subject).toBe('buffer');
     expect(await parse(new Uint8Array(0))).toEqual({
-      from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [],
+      from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [], codes: [], links: [],
     });
   });
 });
@@ -354,5 +358,22 @@ describe('fallbackParse', () => {
     const mail = fallbackParse(message('Subject: folded', '  across lines', 'not a header', 'To: x@example.com', '', 'b'), DEFAULT_MAIL_LIMITS);
     expect(mail.subject).toBe('folded  across lines');
     expect(mail.headers.map((header) => header.name)).toEqual(['Subject', 'To']);
+  });
+});
+
+describe('parseMail: codes and links', () => {
+  it('finds them once, at parse time: codes from subject and text, links from the sanitised HTML', async () => {
+    const mail = await parse(Buffer.from(
+      'Subject: 739201 is your login code\r\nContent-Type: text/html; charset=utf-8\r\n\r\n' +
+        '<p>Or click <a href="https://example.com/login?t=1">Sign in</a> <a href="javascript:alert(1)">x</a></p>\r\n',
+    ));
+    expect(mail.codes).toEqual(['739201']);
+    expect(mail.links).toEqual([{ url: 'https://example.com/login?t=1', text: 'Sign in' }]);
+  });
+
+  it('the header-only fallback takes codes from the subject alone and no links', async () => {
+    const mail = fallbackOrEmpty(Buffer.from('Subject: Code 482913\r\nContent-Type: text/plain\r\n\r\nhttps://example.com/x and 555123\r\n'), DEFAULT_MAIL_LIMITS, () => undefined);
+    expect(mail.codes).toEqual(['482913']);
+    expect(mail.links).toEqual([]);
   });
 });

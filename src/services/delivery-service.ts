@@ -1,9 +1,11 @@
 import { parseRecipient } from '../domain/address.js';
 import type { Clock } from '../domain/clock.js';
+import type { SenderAuth } from '../domain/sender-auth.js';
 import { AppError } from '../domain/errors.js';
 import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
 import type { InsertOutcome, MailStore, StorePolicy } from '../ports/mail-store.js';
 import type { MailParser } from '../ports/mail-parser.js';
+import type { SenderAuthenticator } from '../ports/sender-auth.js';
 import { UNLIMITED_CAPACITY, type StorageCapacity } from '../ports/storage-capacity.js';
 
 /** The local part that is always accepted on every served domain (RFC 5321 §4.5.1). */
@@ -44,6 +46,18 @@ export interface DeliveryServiceDeps {
   plan: PlanSettings;
   /** Free space of the store's disk (MIN_FREE_DISK_BYTES); none: always room. */
   capacity?: StorageCapacity;
+  /** SPF/DKIM/DMARC/ARC checks; none: not checked (MAIL_AUTH=off, `auth` null). */
+  senderAuth?: SenderAuthenticator;
+}
+
+/** What the SMTP transaction adds to the received bytes: who sent them, and our trace lines. */
+export interface TransactionInfo {
+  /** Return-Path and Received lines (RFC 5321 §4.4), CRLF-ended, stored in front of the message. */
+  trace: Uint8Array;
+  /** The client's IP address as seen on the socket. */
+  clientAddress: string;
+  /** The name the client gave in HELO/EHLO. */
+  helo: string;
 }
 
 /**
@@ -92,8 +106,10 @@ export class DeliveryService {
    * no inbox got the message it throws: inbox_full when any was full (452 4.2.2),
    * inbox_expired when any had expired (450 4.2.1 after DATA), else inbox_not_found.
    * When at least one inbox got it, the others are only logged (one reply after DATA).
+   * With `transaction` (SMTP), the sender checks run on the received bytes first, and the
+   * stored message is the trace lines, then the Authentication-Results header, then `received`.
    */
-  async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], raw: Uint8Array): Promise<DeliveryResult> {
+  async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], received: Uint8Array, transaction?: TransactionInfo): Promise<DeliveryResult> {
     const inboxIds = new Set<string>();
     let postmasterId: string | null = null;
     for (const recipient of recipients) {
@@ -101,13 +117,28 @@ export class DeliveryService {
       else inboxIds.add((postmasterId ??= await this.postmasterInboxId()));
     }
     const first = recipients[0]?.address ?? '';
+    const { raw, auth } = await this.authenticate(envelopeFrom, received, transaction);
     const parsed = await this.deps.parse(raw, { envelopeFrom, recipient: first });
     const now = this.deps.clock.now();
-    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now }, [...inboxIds], this.storePolicy(now, postmasterId));
+    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now, auth }, [...inboxIds], this.storePolicy(now, postmasterId));
     const messageIds = storedIds(outcomes);
     if (messageIds.length === 0) throw refusal(outcomes);
     if (postmasterId !== null) await this.trimPostmaster(postmasterId);
     return { delivered: messageIds.length, messageIds, refused: outcomes.size - messageIds.length };
+  }
+
+  /**
+   * The sender checks of an SMTP transaction (never a refusal: their verdicts are shown, the
+   * message is delivered whatever they say) and the bytes to store: RFC 8601 §5 puts the
+   * Authentication-Results header above the received ones, below our own trace lines.
+   */
+  private async authenticate(envelopeFrom: string, received: Uint8Array, transaction: TransactionInfo | undefined): Promise<{ raw: Uint8Array; auth: SenderAuth | null }> {
+    if (transaction === undefined) return { raw: received, auth: null };
+    const { senderAuth } = this.deps;
+    const outcome = senderAuth === undefined
+      ? undefined
+      : await senderAuth.check({ message: received, clientAddress: transaction.clientAddress, helo: transaction.helo, envelopeFrom });
+    return { raw: concatBytes([transaction.trace, outcome?.header ?? new Uint8Array(0), received]), auth: outcome?.auth ?? null };
   }
 
   /** The caps of the plan at `now`; the postmaster inbox has none (it is trimmed instead). */
@@ -151,6 +182,17 @@ export class DeliveryService {
     await this.deps.store.insertInbox(inbox, now);
     return (await this.deps.store.findInboxByUsername(POSTMASTER))?.id ?? POSTMASTER_INBOX_ID;
   }
+}
+
+/** The parts one after the other, in one new buffer. */
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
 }
 
 /** The ids of the stored copies. */

@@ -120,7 +120,8 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
     if (message.truncated || stream.sizeExceeded) throw new AppError('payload_too_large');
     // DATA needs an accepted RCPT first (smtp-server answers 503 otherwise): this is a bug guard.
     if (recipients.length === 0) throw new AppError('internal_error', 'DATA without accepted recipients.');
-    // RFC 5321 §4.4: the receiving server prepends its trace lines; the received bytes follow unchanged.
+    // RFC 5321 §4.4: the receiving server prepends its trace lines; the received bytes follow
+    // unchanged (the delivery puts the Authentication-Results header between them).
     const traceId = newId();
     const trace = traceHeaders({
       envelopeFrom,
@@ -131,7 +132,11 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
       id: traceId,
       date: clock.now(),
     });
-    const result = await delivery.deliver(envelopeFrom, recipients, Buffer.concat([trace, message.raw]));
+    const result = await delivery.deliver(envelopeFrom, recipients, message.raw, {
+      trace,
+      clientAddress: session.remoteAddress,
+      helo: session.hostNameAppearsAs,
+    });
     metrics?.onAccepted(result.delivered, message.bytes);
     // Sizes and counts only: never content, subjects or local parts (they identify people).
     logger.info(

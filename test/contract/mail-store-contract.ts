@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
 import { describeExpiryContract } from './expiry-contract.js';
 import { describeInboxContract } from './inbox-contract.js';
+import { describeInsightsContract } from './insights-contract.js';
 import { describeLimitsContract } from './limits-contract.js';
 import { addInbox, at, deliverOne } from './mail-store-fixtures.js';
 import { describeMessageContract } from './message-contract.js';
@@ -29,6 +30,8 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
       await current?.close();
       current = undefined;
     });
+
+    describeInsightsContract(store);
 
     describe('lifecycle', () => {
       it('migrate() again is harmless and keeps the data', async () => {

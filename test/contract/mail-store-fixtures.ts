@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import type { MessageLink, SenderAuth } from '../../src/domain/sender-auth.js';
 import type { Inbox, License, MailHeader, NewMessage, ParsedAttachment, Session } from '../../src/domain/types.js';
 import type { InsertOutcome, MailStore, StorePolicy } from '../../src/ports/mail-store.js';
 
@@ -63,6 +64,9 @@ export interface MailOverrides {
   headers?: MailHeader[];
   messageId?: string | null;
   attachments?: ParsedAttachment[];
+  codes?: string[];
+  links?: MessageLink[];
+  auth?: SenderAuth | null;
   raw?: Uint8Array;
   receivedAt?: Date;
 }
@@ -84,7 +88,10 @@ export function makeMail(overrides: MailOverrides = {}): NewMessage {
       headers: overrides.headers ?? [{ name: 'subject', value: subject }],
       messageId: overrides.messageId === undefined ? '<1@example.org>' : overrides.messageId,
       attachments: overrides.attachments ?? [],
+      codes: overrides.codes ?? [],
+      links: overrides.links ?? [],
     },
+    auth: overrides.auth,
   };
 }
 

@@ -52,6 +52,9 @@ export function describeMessageContract(store: StoreGetter): void {
           { id: expect.any(String), filename: 'empty.txt', contentType: 'text/plain', size: 0 },
         ],
         truncated: false,
+        codes: [],
+        links: [],
+        auth: null,
       });
     });
 

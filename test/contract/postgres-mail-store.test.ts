@@ -7,7 +7,7 @@ import { runMailStoreContract } from './mail-store-contract.js';
 import { addInbox, allByteValues, at, deliverOne, expectBytes, makeAttachment } from './mail-store-fixtures.js';
 
 /** Every table the store writes, emptied between tests (the database is this file's own). */
-const TABLES = ['attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
+const TABLES = ['message_insights', 'attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
 
 const available = await postgresAvailable('MailStore contract on PostgreSQL');
 
@@ -69,7 +69,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
         const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
         try {
           const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
-          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits']);
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0004-message-insights']);
           const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
           // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
           expect(unlogged.rows[0]?.relpersistence).toBe('u');

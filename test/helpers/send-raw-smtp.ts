@@ -9,8 +9,15 @@ const REPLY_TIMEOUT_MS = 10_000;
  * CRLF before the final dot when the message does not end with one. Resolves with the
  * reply to the data (e.g. "250 ...").
  */
-export async function sendRawSmtp(port: number, from: string, to: string, message: Uint8Array): Promise<string> {
-  const socket = connect(port, '127.0.0.1');
+export async function sendRawSmtp(
+  port: number,
+  from: string,
+  to: string,
+  message: Uint8Array,
+  options: { localAddress?: string; helo?: string } = {},
+): Promise<string> {
+  // localAddress: another 127.x address, so the server sees another client (SPF tests).
+  const socket = connect({ port, host: '127.0.0.1', localAddress: options.localAddress });
   let buffered = '';
   const waiters: ((reply: string) => void)[] = [];
   socket.setEncoding('latin1');
@@ -43,7 +50,7 @@ export async function sendRawSmtp(port: number, from: string, to: string, messag
   try {
     const greeting = await next();
     if (!greeting.startsWith('220')) throw new Error(`greeting ${greeting}`);
-    await command('EHLO sender.example', '250');
+    await command(`EHLO ${options.helo ?? 'sender.example'}`, '250');
     await command(`MAIL FROM:<${from}> BODY=8BITMIME`, '250');
     await command(`RCPT TO:<${to}>`, '250');
     await command('DATA', '354');

@@ -34,7 +34,9 @@ export function tempDataDir(): { dir: string; databaseUrl: string; cleanup: () =
  */
 export async function startServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // MAIL_AUTH off unless a test asks: the sender checks would ask the system's DNS, and no
+    // test may depend on the network (test/e2e/sender-auth.test.ts serves its own DNS).
+    env: { PATH: process.env.PATH ?? '', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAIL_AUTH: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -30,7 +30,7 @@ export const DEFAULT_PLAN: PlanSettings = {
 export async function lineParser(raw: Uint8Array): Promise<ParsedMail> {
   const text = Buffer.from(raw).toString('utf8');
   const [first = '', ...rest] = text.split('\n');
-  return { from: 'sender@example.org', to: '', subject: first, text: rest.join('\n'), html: null, headers: [], messageId: null, attachments: [] };
+  return { from: 'sender@example.org', to: '', subject: first, text: rest.join('\n'), html: null, headers: [], messageId: null, attachments: [], codes: [], links: [] };
 }
 
 /** Every service over one in-memory store and one fake clock. */

@@ -47,7 +47,7 @@ export interface SmtpFixture {
 /** fill() writes past the caps when asked to: it sets up a state, it does not deliver. */
 const UNCAPPED = { maxMessages: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
 
-const EMPTY_PARSE: ParsedMail = { from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [] };
+const EMPTY_PARSE: ParsedMail = { from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [], codes: [], links: [] };
 
 /** Starts the fixture; `store` lets a test pass a failing or slow subclass. */
 export async function startSmtpFixture(

@@ -44,5 +44,19 @@ export function splitTrace(raw: Buffer | string, expected: ExpectedTrace): { id:
   if (expected.date !== undefined) expect(date).toBe(`\t${expected.date}`);
   else expect((date ?? '').slice(1)).toMatch(DATE);
   expect(date?.startsWith('\t')).toBe(true);
-  return { id, rest: bytes.subarray(offset) };
+  return { id, rest: bytes.subarray(offset + ourAuthenticationResults(bytes.subarray(offset), expected.server)) };
+}
+
+/**
+ * Length of the `Authentication-Results:` header the server adds right after its trace lines
+ * when MAIL_AUTH=on (docs/api.md "Sender authentication"): only one naming our server as
+ * authserv-id, with its folded lines; 0 when there is none.
+ */
+function ourAuthenticationResults(bytes: Buffer, server: string): number {
+  const prefix = `Authentication-Results: ${server};`;
+  if (bytes.subarray(0, prefix.length).toString('latin1') !== prefix) return 0;
+  const text = bytes.toString('latin1');
+  const end = /\r\n(?![ \t])/.exec(text);
+  expect(end, 'the Authentication-Results header ends with CRLF').not.toBeNull();
+  return (end?.index ?? 0) + 2;
 }

@@ -121,7 +121,7 @@ describe('SMTP: limits at the end of DATA', () => {
   it('an inbox at its byte cap is refused at RCPT with 452 4.2.2', async () => {
     const inbox = await mx.inbox('heavy');
     const now = mx.clock.now();
-    const parsed = { from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [] };
+    const parsed = { from: '', to: '', subject: '', text: '', html: null, headers: [], messageId: null, attachments: [], codes: [], links: [] };
     const raw = new Uint8Array(TEST_PLAN.freeMaxBytes);
     const unlimited = { maxMessages: 1000, maxBytes: Number.MAX_SAFE_INTEGER };
     await mx.store.insertMessage({ envelopeFrom: '', parsed, raw, receivedAt: now }, [inbox.id], { now, free: unlimited, premium: unlimited });

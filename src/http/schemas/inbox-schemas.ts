@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHECK_BUDGET_BYTES, CHECK_FIELD_BYTES, CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { COMMON_ERRORS, SuccessResponse, withErrors } from './common.js';
+import { insightFields } from './insight-schemas.js';
 
 const isoDate = (description: string) => Type.String({ format: 'date-time', description });
 
@@ -39,6 +40,7 @@ const messageFields = {
   html: Type.Union([Type.String(), Type.Null()], { description: 'sanitised HTML or null' }),
   date: isoDate('receive time'),
   attachments: Type.Array(AttachmentInfo),
+  ...insightFields,
 };
 
 /** A message in a check result: its bodies may be cut (`truncated`). */

@@ -44,6 +44,8 @@ interface StoredContent {
   size: number;
   raw: Uint8Array;
   attachments: (AttachmentInfo & { content: Uint8Array })[];
+  /** What the message tells (the SQL `message_insights` row), stored as copies. */
+  insights: Pick<MessageView, 'codes' | 'links' | 'auth'>;
   /** Copies still referring to it; the content goes with the last one. */
   copies: number;
 }
@@ -322,6 +324,7 @@ export class MemoryMailStore implements MailStore {
           size: a.content.byteLength,
           content: new Uint8Array(a.content),
         })),
+        insights: structuredClone({ codes: parsed.codes, links: parsed.links, auth: message.auth ?? null }),
         copies: targets.length,
       });
       for (const inboxId of targets) {
@@ -546,6 +549,8 @@ export class MemoryMailStore implements MailStore {
       size: content.size,
       attachments: content.attachments.map(({ id, filename, contentType, size }) => ({ id, filename, contentType, size })),
       truncated: false,
+      // A copy per read, as the SQL store parses its JSON per read: callers cannot change what is stored.
+      ...structuredClone(content.insights),
     };
   }
 

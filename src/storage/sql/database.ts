@@ -78,6 +78,14 @@ export interface AttachmentsTable {
   data: Uint8Array;
 }
 
+/** What a message tells, per content (migration 0004; JSON text columns). */
+export interface MessageInsightsTable {
+  content_id: string;
+  codes_json: string;
+  links_json: string;
+  auth_json: string | null;
+}
+
 /** The schema as Kysely sees it. */
 export interface Database {
   sessions: SessionsTable;
@@ -86,4 +94,5 @@ export interface Database {
   contents: ContentsTable;
   messages: MessagesTable;
   attachments: AttachmentsTable;
+  message_insights: MessageInsightsTable;
 }

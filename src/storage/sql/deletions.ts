@@ -38,6 +38,7 @@ export async function deleteOrphanContents(trx: Kysely<Database>, dialect: SqlDi
     if (orphans.length === 0) continue;
     const withAttachments = orphans.filter((row) => Number(row.attachment_count) > 0).map((row) => row.id);
     if (withAttachments.length > 0) await trx.deleteFrom('attachments').where('content_id', 'in', withAttachments).execute();
+    await trx.deleteFrom('message_insights').where('content_id', 'in', orphans.map((row) => row.id)).execute();
     await trx.deleteFrom('contents').where('id', 'in', orphans.map((row) => row.id)).execute();
   }
 }

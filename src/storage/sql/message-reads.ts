@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { cutText } from '../../domain/text-cut.js';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
 import type { Database } from './database.js';
-import { displayFrom, displayTo, fromBlob, toDate } from './row-mappers.js';
+import { displayFrom, displayTo, fromBlob, parseAuth, parseCodes, parseLinks, toDate } from './row-mappers.js';
 
 /**
  * Most attachments listed per message: ten times what the parser keeps (maxAttachments in
@@ -17,6 +17,9 @@ function messageHead(db: Kysely<Database>) {
     .selectFrom('messages as m')
     .innerJoin('contents as c', 'c.id', 'm.content_id')
     .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
+    // Left: contents received before migration 0004 have no insights row.
+    .leftJoin('message_insights as x', 'x.content_id', 'm.content_id')
+    .select(['x.codes_json', 'x.links_json', 'x.auth_json'])
     .select([
       'm.seq',
       'm.id',
@@ -69,7 +72,7 @@ export function anchorSeq(eb: ExpressionBuilder<MessageScope, 'm'>, inboxId: str
 }
 
 /** The tables messageQuery selects from, as Kysely names them. */
-type MessageScope = Database & { m: Database['messages']; c: Database['contents']; i: Database['inboxes'] };
+type MessageScope = Database & { m: Database['messages']; c: Database['contents']; i: Database['inboxes']; x: Database['message_insights'] };
 
 /** One row of messageQuery. */
 export type MessageRow = Awaited<ReturnType<ReturnType<typeof messageQuery>['execute']>>[number];
@@ -175,6 +178,9 @@ export function toMessageView(row: MessageRow, attachments: AttachmentInfo[]): M
     receivedAt: toDate(row.received_at),
     size: Number(row.size),
     attachments,
+    codes: parseCodes(row.codes_json),
+    links: parseLinks(row.links_json),
+    auth: parseAuth(row.auth_json),
   };
 }
 

@@ -119,6 +119,15 @@ async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, de
       raw: toBlob(message.raw),
     })
     .execute();
+  await trx
+    .insertInto('message_insights')
+    .values({
+      content_id: contentId,
+      codes_json: JSON.stringify(parsed.codes),
+      links_json: JSON.stringify(parsed.links),
+      auth_json: message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
+    })
+    .execute();
   const attachments = parsed.attachments.map((attachment, position) => ({
     id: newId(),
     content_id: contentId,

@@ -10,6 +10,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
   const migrations: Record<string, Migration> = {
     '0001-initial': { up: (db) => initialSchema(db, dialect) },
     '0002-rate-limits': { up: (db) => rateLimitSchema(db, dialect) },
+    '0004-message-insights': { up: (db) => messageInsightsSchema(db) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
 }
@@ -123,5 +124,23 @@ async function initialSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void> 
     .createIndex('attachments_content_id_position')
     .on('attachments')
     .columns(['content_id', 'position'])
+    .execute();
+}
+
+/**
+ * What a message tells (codes, links, sender authentication), one row per content, computed
+ * once when the message is received. A table of its own rather than columns of `contents`:
+ * SQLite appends added columns after `raw`, and reading them would page through the blob on
+ * every listing. JSON text; a content received before this migration has no row (read as
+ * `[]`, `[]`, `null`).
+ */
+async function messageInsightsSchema(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('message_insights')
+    .addColumn('content_id', 'text', (c) => c.primaryKey().references('contents.id'))
+    .addColumn('codes_json', 'text', (c) => c.notNull())
+    .addColumn('links_json', 'text', (c) => c.notNull())
+    // NULL: not checked (MAIL_AUTH=off).
+    .addColumn('auth_json', 'text')
     .execute();
 }

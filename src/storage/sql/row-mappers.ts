@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { isAuthResult, isDmarcPolicy, type MessageLink, type SenderAuth } from '../../domain/sender-auth.js';
 import type { Inbox, License, MailHeader, Session } from '../../domain/types.js';
 import type { DbCount, InboxesTable, LicensesTable, SessionsTable } from './database.js';
 
@@ -92,4 +93,50 @@ export function displayFrom(fromHeader: string, envelopeFrom: string): string {
 /** To header as written, else the address of the inbox holding the copy (MessageView.to). */
 export function displayTo(toHeader: string, username: string, domain: string): string {
   return toHeader !== '' ? toHeader : `${username}@${domain}`;
+}
+
+/** Parses stored JSON text; anything unreadable is undefined, never a crash. */
+function readJson(json: string | null): unknown {
+  if (json === null) return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stored codes (JSON array of strings); missing or unreadable: none. */
+export function parseCodes(json: string | null): string[] {
+  const value = readJson(json);
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** Stored links (JSON array of {url, text}); missing or unreadable: none. */
+export function parseLinks(json: string | null): MessageLink[] {
+  const value = readJson(json);
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item: unknown) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const { url, text } = item as Record<string, unknown>;
+    return typeof url === 'string' && typeof text === 'string' ? [{ url, text }] : [];
+  });
+}
+
+/** Stored sender authentication; NULL (not checked) or not of the expected shape: null. */
+export function parseAuth(json: string | null): SenderAuth | null {
+  const value = readJson(json) as Partial<SenderAuth> | undefined;
+  if (typeof value !== 'object' || value === null) return null;
+  const { spf, dkim, dmarc, arc } = value;
+  const ok =
+    isAuthResult(spf?.result) && typeof spf.domain === 'string' &&
+    Array.isArray(dkim) && dkim.every((d) => isAuthResult(d?.result) && typeof d.domain === 'string' && typeof d.selector === 'string') &&
+    isAuthResult(dmarc?.result) && typeof dmarc.domain === 'string' && isDmarcPolicy(dmarc.policy) &&
+    isAuthResult(arc?.result);
+  if (!ok) return null;
+  return {
+    spf: { result: spf.result, domain: spf.domain },
+    dkim: dkim.map((d) => ({ result: d.result, domain: d.domain, selector: d.selector })),
+    dmarc: { result: dmarc.result, domain: dmarc.domain, policy: dmarc.policy },
+    arc: { result: arc.result },
+  };
 }

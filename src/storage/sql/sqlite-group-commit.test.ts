@@ -20,7 +20,7 @@ function mail(n: number) {
     envelopeFrom: 'a@example.org',
     receivedAt: NOW,
     raw,
-    parsed: { from: '', to: '', subject: String(n), text: `body ${n}`, html: null, headers: [], messageId: null, attachments: [] },
+    parsed: { from: '', to: '', subject: String(n), text: `body ${n}`, html: null, headers: [], messageId: null, attachments: [], codes: [], links: [] },
   };
 }
 

@@ -36,7 +36,7 @@ describe('deleteExpired on SQLite, in steps of at most SWEEP_MESSAGES_PER_TRANSA
       const id = `inbox-${n}`.padEnd(22, 'x');
       await store.insertInbox({ id, username: `u${n}`, domain: 'tempinbox.test', createdAt: created, expiresAt: expired, sessionId: null, licenseId: null }, created);
       const raw = new TextEncoder().encode('Subject: x\r\n\r\nx\r\n');
-      const parsed = { from: '', to: '', subject: 'x', text: 'x', html: null, headers: [], messageId: null, attachments: [] };
+      const parsed = { from: '', to: '', subject: 'x', text: 'x', html: null, headers: [], messageId: null, attachments: [], codes: [], links: [] };
       await Promise.all(Array.from({ length: each }, () => store.insertMessage({ envelopeFrom: '', parsed, raw, receivedAt: created }, [id], { now: created, free: UNCAPPED, premium: UNCAPPED })));
     }
     const later = new Date(expired.getTime() + 1);

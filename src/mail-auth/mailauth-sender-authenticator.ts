@@ -1,0 +1,111 @@
+import { Readable } from 'node:stream';
+import { authenticate } from 'mailauth';
+import type { SenderAuthenticator, SenderAuthInput, SenderAuthOutcome } from '../ports/sender-auth.js';
+import { authenticationResultsHeader, formatAuthenticationResults } from './authentication-results-header.js';
+import { deadlineResolver } from './deadline-resolver.js';
+import { DnsAnswerCache, type DnsLookup } from './dns-answer-cache.js';
+import { mapMailauthResult, unverified } from './map-mailauth-result.js';
+import { systemDnsLookup } from './system-dns-lookup.js';
+
+/**
+ * The message goes to mailauth in slices of this size, each hashed in its own turn of the
+ * event loop. Given at once, the DKIM body hash of a 10 MiB message held the loop for
+ * 180-500 ms here; 64 KiB is a few ms of hashing per turn (docs/api.md, "Sender
+ * authentication"), and 160 turns for the largest message cost little on top.
+ */
+export const AUTH_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Time the checks may take beyond the DNS budget before the message is stored without
+ * them (every verdict `temperror`). Once the budget is spent every look-up fails at once,
+ * so what remains is hashing (~150 ms for 10 MiB); this only guards against a library bug.
+ */
+export const AUTH_CPU_GRACE_MS = 2_000;
+
+/** Options of MailauthSenderAuthenticator. */
+export interface MailauthSenderAuthenticatorOptions {
+  /** authserv-id of the Authentication-Results header: our name, as in the SMTP greeting. */
+  serverName: string;
+  /** DNS_TIMEOUT_MS: the whole DNS time of one message. */
+  dnsTimeoutMs: number;
+  /** DNS_SERVERS (`host[:port]`); undefined: the system's resolvers. */
+  dnsServers?: readonly string[];
+  /** Tests only: another DNS client. */
+  lookup?: DnsLookup;
+  /** Told when the checks failed as a whole (a library error): the message goes on with `temperror`. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * SPF, DKIM, DMARC and ARC with mailauth (by the author of smtp-server and nodemailer), in
+ * RFC-strict mode: a body changed after signing is `dkim=fail` (RFC 6376 §6.1.3), not the
+ * lenient `neutral`. Look-ups go through a shared bounded cache and a per-message deadline;
+ * BIMI is not checked (it needs HTTPS fetches and tells nothing about the sender's identity).
+ */
+export class MailauthSenderAuthenticator implements SenderAuthenticator {
+  private readonly cache: DnsAnswerCache;
+
+  constructor(private readonly options: MailauthSenderAuthenticatorOptions) {
+    this.cache = new DnsAnswerCache(options.lookup ?? systemDnsLookup(options.dnsServers, options.dnsTimeoutMs));
+  }
+
+  async check(input: SenderAuthInput): Promise<SenderAuthOutcome> {
+    const { serverName, dnsTimeoutMs } = this.options;
+    const resolver = deadlineResolver((name, rrtype) => this.cache.resolve(name, rrtype), Date.now() + dnsTimeoutMs);
+    try {
+      const checks = authenticate(slices(input.message), {
+        ip: plainAddress(input.clientAddress),
+        helo: input.helo,
+        sender: input.envelopeFrom,
+        mta: serverName,
+        resolver: resolver as never,
+        strict: true,
+        disableBimi: true,
+      });
+      const result = await within(checks, dnsTimeoutMs + AUTH_CPU_GRACE_MS);
+      const auth = mapMailauthResult(result);
+      const header = authenticationResultsHeader(serverName, result, auth);
+      return { auth, header: Buffer.from(header, 'utf8') };
+    } catch (error) {
+      this.options.onError?.(error);
+      const auth = unverified();
+      return { auth, header: Buffer.from(formatAuthenticationResults(serverName, auth), 'utf8') };
+    }
+  }
+}
+
+/**
+ * The message as a stream of AUTH_CHUNK_BYTES views (no copies), with a turn of the event
+ * loop between slices: stream plumbing alone runs on process.nextTick, which never lets
+ * timers or sockets in, so without setImmediate the whole hash would still be one stall.
+ */
+function slices(message: Uint8Array): Readable {
+  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+  return Readable.from(
+    (async function* () {
+      for (let offset = 0; offset < bytes.length; offset += AUTH_CHUNK_BYTES) {
+        if (offset > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        yield bytes.subarray(offset, offset + AUTH_CHUNK_BYTES);
+      }
+    })(),
+  );
+}
+
+/** An IPv4-mapped IPv6 socket address as the IPv4 address SPF records name. */
+function plainAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  return mapped?.[1] ?? address;
+}
+
+/** The promise, or a rejection after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`sender checks took over ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

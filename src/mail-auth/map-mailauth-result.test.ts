@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { authenticationResultsHeader } from './authentication-results-header.js';
+import { mapMailauthResult, toAuthResult, unverified } from './map-mailauth-result.js';
+
+const row = (result: string, extra: Record<string, unknown> = {}) => ({
+  signingDomain: 'example.org',
+  selector: 's1',
+  info: `dkim=${result} header.d=example.org header.s=s1`,
+  status: { result, ...extra },
+});
+
+describe('mapMailauthResult', () => {
+  it('maps an unsigned message to dkim [] and a missing DMARC evaluation to none/null', () => {
+    const auth = mapMailauthResult({
+      dkim: { results: [{ status: { result: 'none' }, info: 'dkim=none (message not signed)' }] },
+      spf: { domain: 'example.org', status: { result: 'softfail' } },
+      dmarc: false,
+      arc: { status: { result: 'none' } },
+    });
+    expect(auth).toEqual({
+      spf: { result: 'softfail', domain: 'example.org' },
+      dkim: [],
+      dmarc: { result: 'none', domain: '', policy: null },
+      arc: { result: 'none' },
+    });
+  });
+
+  it('reads each signature, a missing key as permerror, and DMARC with its policy', () => {
+    const auth = mapMailauthResult({
+      dkim: { results: [row('pass'), row('neutral', { comment: 'no key' }), row('policy'), row('neutral', { comment: 'expired' })] },
+      spf: { domain: 'example.org', status: { result: 'pass' } },
+      dmarc: { domain: 'example.org', policy: 'quarantine', status: { result: 'fail', header: { from: 'mail.example.org' } } },
+      arc: { status: { result: 'pass' } },
+    });
+    expect(auth.dkim.map((d) => d.result)).toEqual(['pass', 'permerror', 'fail', 'neutral']);
+    expect(auth.dmarc).toEqual({ result: 'fail', domain: 'mail.example.org', policy: 'quarantine' });
+    expect(auth.arc).toEqual({ result: 'pass' });
+  });
+
+  it('never lets an unknown keyword or shape through', () => {
+    expect(toAuthResult('temperr')).toBe('temperror');
+    expect(toAuthResult('bogus')).toBe('permerror');
+    expect(toAuthResult(undefined)).toBe('permerror');
+    expect(mapMailauthResult(null)).toEqual({ spf: { result: 'none', domain: '' }, dkim: [], dmarc: { result: 'none', domain: '', policy: null }, arc: { result: 'none' } });
+  });
+});
+
+describe('authenticationResultsHeader', () => {
+  it('says what the JSON says, one method per folded line, with no line break a client could inject', () => {
+    const result = {
+      dkim: { results: [row('neutral', { comment: 'no key' })] },
+      spf: { domain: 'example.org', status: { result: 'pass' }, info: 'spf=pass smtp.mailfrom=example.org\r\nX-Injected: yes' },
+      dmarc: false,
+      arc: { status: { result: 'none' }, info: 'arc=none' },
+    };
+    const header = authenticationResultsHeader('mx.tempinbox.test', result, mapMailauthResult(result));
+    expect(header).toBe(
+      'Authentication-Results: mx.tempinbox.test;\r\n dkim=permerror header.d=example.org header.s=s1;\r\n spf=pass smtp.mailfrom=example.org X-Injected: yes;\r\n arc=none;\r\n dmarc=none\r\n',
+    );
+  });
+
+  it('has a line for every method when the checks could not run', () => {
+    expect(authenticationResultsHeader('mx.test', undefined, unverified())).toBe(
+      'Authentication-Results: mx.test;\r\n dkim=temperror;\r\n spf=temperror;\r\n arc=temperror;\r\n dmarc=temperror\r\n',
+    );
+  });
+});

@@ -1,0 +1,92 @@
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+
+/** TXT records by lowercase name: each record is one string (split into 255-byte pieces on the wire). */
+export type TxtZone = Record<string, string[]>;
+
+/** A DNS server on loopback UDP for tests: answers TXT from a zone, NXDOMAIN for unknown names. */
+export interface DnsTestServer {
+  /** `127.0.0.1:<port>`, as DNS_SERVERS takes it. */
+  address: string;
+  /** Questions received, as `TYPE name`. */
+  queries: string[];
+  close(): Promise<void>;
+}
+
+const TYPE_TXT = 16;
+const TYPE_NAMES: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA' };
+
+/** The question of a query: the name, its type, and where the question section ends. */
+function readQuestion(query: Buffer): { name: string; type: number; end: number } {
+  const labels: string[] = [];
+  let offset = 12;
+  for (;;) {
+    const length = query[offset] ?? 0;
+    offset += 1;
+    if (length === 0) break;
+    labels.push(query.subarray(offset, offset + length).toString('latin1'));
+    offset += length;
+  }
+  return { name: labels.join('.').toLowerCase(), type: query.readUInt16BE(offset), end: offset + 4 };
+}
+
+/** One TXT record's RDATA: character-strings of at most 255 bytes (RFC 1035 §3.3.14). */
+function txtRdata(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  const parts: Buffer[] = [];
+  for (let i = 0; i < bytes.length || i === 0; i += 255) {
+    const piece = bytes.subarray(i, i + 255);
+    parts.push(Buffer.from([piece.length]), piece);
+  }
+  return Buffer.concat(parts);
+}
+
+/** The answer to `query` from `zone` (RFC 1035 §4.1): TXT records, NODATA, or NXDOMAIN. */
+function answer(query: Buffer, zone: TxtZone): Buffer {
+  const { name, type, end } = readQuestion(query);
+  const records = zone[name];
+  const known = records !== undefined || Object.keys(zone).some((key) => key.endsWith(`.${name}`));
+  const answers = type === TYPE_TXT ? (records ?? []) : [];
+  const header = Buffer.alloc(12);
+  query.copy(header, 0, 0, 2); // id
+  const rd = (query[2] ?? 0) & 0x01;
+  header[2] = 0x84 | rd; // QR, AA, RD copied
+  header[3] = 0x80 | (known ? 0 : 3); // RA; NOERROR or NXDOMAIN
+  header.writeUInt16BE(1, 4);
+  header.writeUInt16BE(answers.length, 6);
+  const body = answers.map((text) => {
+    const rdata = txtRdata(text);
+    const rr = Buffer.alloc(12);
+    rr.writeUInt16BE(0xc00c, 0); // pointer to the question's name
+    rr.writeUInt16BE(TYPE_TXT, 2);
+    rr.writeUInt16BE(1, 4); // IN
+    rr.writeUInt32BE(60, 6); // TTL
+    rr.writeUInt16BE(rdata.length, 10);
+    return Buffer.concat([rr, rdata]);
+  });
+  return Buffer.concat([header, query.subarray(12, end), ...body]);
+}
+
+/**
+ * Starts a DNS server on 127.0.0.1 (a free UDP port). `silent`: it reads every query and
+ * never answers (a dead resolver).
+ */
+export async function startDnsTestServer(zone: TxtZone, options: { silent?: boolean } = {}): Promise<DnsTestServer> {
+  const socket: Socket = createSocket('udp4');
+  const queries: string[] = [];
+  socket.on('message', (query: Buffer, peer: RemoteInfo) => {
+    try {
+      const { name, type } = readQuestion(query);
+      queries.push(`${TYPE_NAMES[type] ?? type} ${name}`);
+      if (options.silent === true) return;
+      socket.send(answer(query, zone), peer.port, peer.address);
+    } catch {
+      // A malformed query: no answer, as a real server would drop it.
+    }
+  });
+  await new Promise<void>((done) => socket.bind(0, '127.0.0.1', done));
+  return {
+    address: `127.0.0.1:${socket.address().port}`,
+    queries,
+    close: () => new Promise<void>((done) => socket.close(() => done())),
+  };
+}
