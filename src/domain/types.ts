@@ -92,6 +92,11 @@ export interface NewMessage {
   parsed: ParsedMail;
   raw: Uint8Array;
   receivedAt: Date;
+  /**
+   * The envelope address (RCPT TO, lowercase, `+tag` kept) each inbox's copy was delivered
+   * to, by inbox id; an inbox missing here gets '' (shown as the inbox address).
+   */
+  recipients?: ReadonlyMap<string, string>;
 }
 
 /** Attachment metadata as listed with a message. */
@@ -110,6 +115,8 @@ export interface MessageView {
   from: string;
   /** To header as written, else the inbox address. */
   to: string;
+  /** The envelope address this copy was delivered to (lowercase, `+tag` kept); the inbox address when unknown. */
+  recipient: string;
   subject: string;
   text: string;
   html: string | null;

@@ -2,6 +2,7 @@ import { parseRecipient } from '../domain/address.js';
 import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
+import type { InboxEvents } from '../ports/inbox-events.js';
 import type { InsertOutcome, MailStore, StorePolicy } from '../ports/mail-store.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import { UNLIMITED_CAPACITY, type StorageCapacity } from '../ports/storage-capacity.js';
@@ -44,6 +45,8 @@ export interface DeliveryServiceDeps {
   plan: PlanSettings;
   /** Free space of the store's disk (MIN_FREE_DISK_BYTES); none: always room. */
   capacity?: StorageCapacity;
+  /** Told of each stored copy after its commit (waiters and event streams); none: nobody listens. */
+  events?: InboxEvents;
 }
 
 /**
@@ -95,17 +98,22 @@ export class DeliveryService {
    */
   async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], raw: Uint8Array): Promise<DeliveryResult> {
     const inboxIds = new Set<string>();
+    // The first accepted address of each inbox is its copy's `recipient` (one copy per inbox).
+    const addresses = new Map<string, string>();
     let postmasterId: string | null = null;
     for (const recipient of recipients) {
-      if (recipient.inboxId !== null) inboxIds.add(recipient.inboxId);
-      else inboxIds.add((postmasterId ??= await this.postmasterInboxId()));
+      const inboxId = recipient.inboxId ?? (postmasterId ??= await this.postmasterInboxId());
+      inboxIds.add(inboxId);
+      if (!addresses.has(inboxId)) addresses.set(inboxId, recipient.address.toLowerCase());
     }
     const first = recipients[0]?.address ?? '';
     const parsed = await this.deps.parse(raw, { envelopeFrom, recipient: first });
     const now = this.deps.clock.now();
-    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now }, [...inboxIds], this.storePolicy(now, postmasterId));
+    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now, recipients: addresses }, [...inboxIds], this.storePolicy(now, postmasterId));
     const messageIds = storedIds(outcomes);
     if (messageIds.length === 0) throw refusal(outcomes);
+    // insertMessage has resolved: the copies are committed, so a woken reader finds them.
+    for (const [inboxId, outcome] of outcomes) if (outcome.status === 'stored') this.deps.events?.publish({ type: 'message', inboxId });
     if (postmasterId !== null) await this.trimPostmaster(postmasterId);
     return { delivered: messageIds.length, messageIds, refused: outcomes.size - messageIds.length };
   }
