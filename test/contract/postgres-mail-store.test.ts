@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { PostgresInboxEvents } from '../../src/storage/sql/postgres-inbox-events.js';
 import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
 import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
@@ -42,6 +43,13 @@ describe.skipIf(!available)('PostgreSQL', () => {
       await pool.end();
     }
     return store;
+  }, async () => {
+    // Two nodes: the writer's bus publishes locally only, so a wake-up on the listener's
+    // node can only come through NOTIFY from the delivering transaction.
+    const listener = new PostgresInboxEvents({ url: url() });
+    const publisher = new PostgresInboxEvents({ url: url() });
+    await Promise.all([listener.start(), publisher.start()]);
+    return { listener, publisher, close: async () => void (await Promise.all([listener.close(), publisher.close()])) };
   });
 
   describe('PostgreSQL store', () => {
