@@ -19,20 +19,27 @@ const HELD_RETRY_AFTER_SECONDS = 5;
  */
 export class HeldRequests {
   private readonly perSession = new Map<string, number>();
-  private readonly perClient = new Map<string, number>();
+  private readonly perClientCount = new Map<string, number>();
   private total = 0;
   private readonly stopping = new AbortController();
   private idle: (() => void)[] = [];
+
+  /**
+   * `perClient`: apply HELD_PER_SESSION and HELD_PER_CLIENT (RATE_LIMITS=off lifts them for
+   * benchmarks and tests; HELD_PER_NODE always holds).
+   */
+  constructor(private readonly perClient = true) {}
 
   /** Takes a slot, or throws rate_limited (429) when a cap is reached or the node is stopping. */
   acquire(sessionId: string, clientAddress: string): Hold {
     const client = clientKey(clientAddress);
     if (this.stopping.signal.aborted) throw new AppError('unavailable', 'The server is shutting down.');
-    if ((this.perSession.get(sessionId) ?? 0) >= HELD_PER_SESSION || (this.perClient.get(client) ?? 0) >= HELD_PER_CLIENT || this.total >= HELD_PER_NODE) {
+    const overClient = this.perClient && ((this.perSession.get(sessionId) ?? 0) >= HELD_PER_SESSION || (this.perClientCount.get(client) ?? 0) >= HELD_PER_CLIENT);
+    if (overClient || this.total >= HELD_PER_NODE) {
       throw new AppError('rate_limited', 'Too many held requests (wait or event streams) open at once.', { retryAfterSeconds: HELD_RETRY_AFTER_SECONDS });
     }
     bump(this.perSession, sessionId, 1);
-    bump(this.perClient, client, 1);
+    bump(this.perClientCount, client, 1);
     this.total += 1;
     let released = false;
     return {
@@ -41,7 +48,7 @@ export class HeldRequests {
         if (released) return;
         released = true;
         bump(this.perSession, sessionId, -1);
-        bump(this.perClient, client, -1);
+        bump(this.perClientCount, client, -1);
         this.total -= 1;
         if (this.total === 0) for (const resolve of this.idle.splice(0)) resolve();
       },
