@@ -164,6 +164,9 @@ export const schemas = {
   },
   events: {
     params: InboxParams,
+    headers: Type.Object({
+      'last-event-id': Type.Optional(Type.String({ maxLength: 64, description: 'resume after this message id (EventSource sends it when it reconnects)' })),
+    }),
     querystring: EventsQuery,
     response: {
       ...withErrors(EventStreamResponse, [...COMMON_ERRORS, 401, 404, 410]),
