@@ -203,3 +203,27 @@ describe('shutdown with held requests', () => {
     }
   }, 60_000);
 });
+
+describe('expiry of a followed inbox', () => {
+  it('sends expired and ends the stream when the inbox expires; a wait ends at the expiry with count 0', async () => {
+    const data = tempDataDir();
+    const server = await startServer({ DATABASE_URL: data.databaseUrl, FREE_TTL_SECONDS: '3' });
+    try {
+      const { client, username, cookie } = await newInbox(server);
+      const created = Date.now();
+      const stream = await SseClient.open(`${server.baseUrl}/api/inbox/${username}/events`, { cookie });
+      const waited = await client.get(`/api/check/${username}?wait=30`);
+      expect(waited.status).toBe(200);
+      expect(waited.json.count).toBe(0);
+      await stream.ended;
+      const elapsed = Date.now() - created;
+      expect(stream.events.map((e) => e.event)).toEqual(['expired']);
+      expect(elapsed).toBeGreaterThanOrEqual(2500);
+      expect(elapsed).toBeLessThan(10_000);
+      expect((await client.get(`/api/check/${username}`)).status).toBe(410);
+    } finally {
+      await server.stop();
+      data.cleanup();
+    }
+  }, 30_000);
+});

@@ -30,6 +30,8 @@ export class PostgresInboxEvents implements InboxEvents {
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private delayMs = LISTEN_RECONNECT_MIN_MS;
+  /** A connection was lost since the last LISTEN: the next one must resync everyone. */
+  private wasLost = false;
 
   constructor(private readonly options: PostgresInboxEventsOptions) {}
 
@@ -92,17 +94,14 @@ export class PostgresInboxEvents implements InboxEvents {
       return;
     }
     this.client = client;
-    const reconnected = this.delayMs !== LISTEN_RECONNECT_MIN_MS || this.wasLost;
     this.delayMs = LISTEN_RECONNECT_MIN_MS;
-    if (reconnected) {
+    if (this.wasLost) {
       this.wasLost = false;
       this.options.onConnectionEvent?.('restored');
       // Whatever was NOTIFYed while nobody listened: every subscriber catches up from the database.
       this.local.publish({ type: 'resync' });
     }
   }
-
-  private wasLost = false;
 
   private scheduleReconnect(): void {
     this.wasLost = true;
