@@ -26,6 +26,8 @@ const PER_INBOX = Number(arg('per-inbox', 10));
 const RATE = Number(arg('rate', 100));
 const SECONDS = Number(arg('seconds', 10));
 const MODE = arg('mode', 'sse');
+/** Seconds to let the server take in every client before sending (long-polls are opened without waiting for the server). */
+const SETTLE = Number(arg('settle', MODE === 'sse' ? 2 : 20));
 /** SMTP senders in parallel (each paced): enough for RATE on a loaded machine. */
 const SENDERS = 10;
 
@@ -103,7 +105,7 @@ async function main(): Promise<void> {
       if (MODE === 'sse') await openStream(service.baseUrl, inbox);
       else startWaiter(service.baseUrl, inbox, stop.signal);
     }
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await new Promise((resolve) => setTimeout(resolve, SETTLE * 1000));
     const rssOpen = memoryMegabytes(service.pid);
     console.error(`live bench: ${STREAMS} ${MODE} clients open on ${count} inboxes in ${((performance.now() - opening) / 1000).toFixed(1)} s; server RSS ${rssOpen.rss.toFixed(0)} MB`);
 

@@ -7,8 +7,8 @@ import type { Inbox, MessageView, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
-import type { HeldRequests } from './held-requests.js';
-import type { InboxService } from './inbox-service.js';
+import type { Hold, HeldRequests } from './held-requests.js';
+import { assertCheckRequest, type InboxService } from './inbox-service.js';
 import { Wakeup } from './wakeup.js';
 
 /** Where an event stream writes; message() resolves once the client has room for more. */
@@ -55,35 +55,41 @@ export class LiveMailService {
     if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
       throw new AppError('invalid_request', `wait must be an integer from 0 to ${MAX_WAIT_SECONDS}.`);
     }
-    const first = await this.deps.inboxes.check(session, usernameOrAddress, request, sizeOf);
-    // A page of older messages (`before`) is history, not news: never held.
-    if (waitSeconds === 0 || first.messages.length > 0 || request.beforeId !== undefined) return first;
+    if (waitSeconds === 0 || request.beforeId !== undefined) {
+      // A page of older messages (`before`) is history, not news: never held.
+      return this.deps.inboxes.check(session, usernameOrAddress, request, sizeOf);
+    }
+    assertCheckRequest(request);
     const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
-    const hold = this.deps.held.acquire(session.id, clientAddress);
     const wakeup = new Wakeup();
-    const onAbort = () => wakeup.set();
-    hold.signal.addEventListener('abort', onAbort);
-    cancel?.addEventListener('abort', onAbort);
+    // Subscribed before the first read: a message committed after the read wakes the wait.
     const unsubscribe = this.deps.events.subscribe(inbox.id, (event) => {
       if (event.type !== 'deleted') wakeup.set();
     });
+    let hold: Hold | undefined;
+    const onAbort = () => wakeup.set();
+    cancel?.addEventListener('abort', onAbort);
     try {
       const { clock } = this.deps;
       const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
       for (;;) {
         wakeup.reset();
-        // Read after subscribing: a message committed between the first read and the
-        // subscription is found here.
         const page = await readCheckPage(this.deps.store, inbox.id, request, sizeOf);
         const left = deadline - clock.now().getTime();
-        if (page.messages.length > 0 || left <= 0 || hold.signal.aborted || cancel?.aborted === true) return page;
+        if (page.messages.length > 0 || left <= 0 || hold?.signal.aborted === true || cancel?.aborted === true) return page;
+        if (hold === undefined) {
+          // Only a request that has to wait takes a slot (rate_limited past the caps).
+          hold = this.deps.held.acquire(session.id, clientAddress);
+          hold.signal.addEventListener('abort', onAbort);
+          if (hold.signal.aborted) continue;
+        }
         await wakeup.wait(left);
       }
     } finally {
       unsubscribe();
-      hold.signal.removeEventListener('abort', onAbort);
       cancel?.removeEventListener('abort', onAbort);
-      hold.release();
+      hold?.signal.removeEventListener('abort', onAbort);
+      hold?.release();
     }
   }
 
