@@ -352,12 +352,16 @@ export class SqlMailStore implements MailStore {
       // Negative or fractional numbers would mean "no limit" to SQLite and an error to PostgreSQL.
       const limit = Math.max(0, Math.floor(query.limit));
       const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
-      const plain = query.oldestFirst !== true && !hasFilter(query.filter);
-      const rows = !plain
-        ? await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes })
-        : beforeId === undefined
-          ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
-          : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
+      const forward = query.oldestFirst === true;
+      // Filters (and forward pages with `before`) take the builder path; the hot shapes are templates.
+      const rows =
+        hasFilter(query.filter) || (forward && beforeId !== undefined)
+          ? await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes })
+          : forward
+            ? await this.hot.listPageForward.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+            : beforeId === undefined
+              ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+              : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
       // An empty page is the only case where an unknown `beforeId` and "nothing older" look alike.
       const beforeFound = beforeId === undefined || rows.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
       // attachmentsOfPage takes the page newest first.
