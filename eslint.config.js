@@ -12,7 +12,7 @@ const infrastructure = [
   'sanitize-html', 'html-to-text', 'pino', 'prom-client', 'rate-limiter-flexible', 'commander',
   'node:net', 'node:http', 'node:tls', 'node:fs', 'node:fs/*', 'mailauth', 'node:dns', 'node:dns/*',
 ];
-const adapters = ['**/http/**', '**/smtp/**', '**/storage/**', '**/mail/**', '**/mail-auth/**', '**/jobs/**', '**/rate-limit/**', '**/app.js', '**/config/**', '**/observability/**'];
+const adapters = ['**/http/**', '**/events/**', '**/smtp/**', '**/storage/**', '**/mail/**', '**/mail-auth/**', '**/jobs/**', '**/rate-limit/**', '**/app.js', '**/config/**', '**/observability/**'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**'] },

@@ -12,7 +12,9 @@ import { Sweeper } from './jobs/sweeper.js';
 import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
 import { MailauthSenderAuthenticator } from './mail-auth/mailauth-sender-authenticator.js';
 import { createLogger } from './observability/logger.js';
+import { InProcessInboxEvents } from './events/in-process-inbox-events.js';
 import { Metrics } from './observability/metrics.js';
+import type { InboxEvents } from './ports/inbox-events.js';
 import type { MailStore } from './ports/mail-store.js';
 import { UNLIMITED_CAPACITY, type StorageCapacity } from './ports/storage-capacity.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
@@ -20,7 +22,9 @@ import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
 import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.js';
 import { DeliveryService } from './services/delivery-service.js';
 import { FairUseService } from './services/fair-use-service.js';
+import { HeldRequests } from './services/held-requests.js';
 import { InboxService } from './services/inbox-service.js';
+import { LiveMailService } from './services/live-mail-service.js';
 import { LicenseService } from './services/license-service.js';
 import { MessageService } from './services/message-service.js';
 import { RefusedRecipientBudget } from './services/refused-recipient-budget.js';
@@ -30,6 +34,10 @@ import { createSmtpListener } from './smtp/smtp-listener.js';
 import { loadTlsFiles } from './smtp/tls-files.js';
 import { openStore, type OpenedStore } from './storage/open-store.js';
 import { RATE_LIMIT_TABLE } from './storage/sql/migrations.js';
+import { PostgresInboxEvents } from './storage/sql/postgres-inbox-events.js';
+
+/** How long stop() lets held waits and streams write their last answer before the HTTP drain. */
+const HELD_DRAIN_MS = 2000;
 
 /** The ports a running app listens on. */
 export interface ListeningPorts {
@@ -50,6 +58,8 @@ export interface App {
   readonly licenses: LicenseService;
   readonly delivery: DeliveryService;
   readonly sweeper: Sweeper;
+  /** The event path of waiters and streams. */
+  readonly events: InboxEvents;
   readonly logger: Logger;
 }
 
@@ -62,6 +72,8 @@ export interface AppOverrides {
   /** Tests only: parse pool settings (a worker module that can crash on purpose, a small queue). */
   parsePool?: Pick<WorkerMailParserOptions, 'workerUrl' | 'threads' | 'maxQueued' | 'deadlineMs'>;
   capacity?: StorageCapacity;
+  /** Tests only: the event path (default: in process, or LISTEN/NOTIFY on PostgreSQL). */
+  events?: InboxEvents;
 }
 
 /** Plan numbers from the configuration. */
@@ -85,9 +97,14 @@ function openBackend(
   config: Config,
   logger: Logger,
   overrides: AppOverrides,
-): { store: MailStore; rateLimiter: RateLimiter; capacity: StorageCapacity } {
+): { store: MailStore; rateLimiter: RateLimiter; capacity: StorageCapacity; events: InboxEvents } {
   if (overrides.store !== undefined) {
-    return { store: overrides.store, rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter(), capacity: overrides.capacity ?? UNLIMITED_CAPACITY };
+    return {
+      store: overrides.store,
+      rateLimiter: overrides.rateLimiter ?? new MemoryRateLimiter(),
+      capacity: overrides.capacity ?? UNLIMITED_CAPACITY,
+      events: overrides.events ?? new InProcessInboxEvents(),
+    };
   }
   let opened: OpenedStore;
   try {
@@ -102,7 +119,19 @@ function openBackend(
   }
   const rateLimiter =
     overrides.rateLimiter ?? (opened.kind === 'postgres' ? new PostgresRateLimiter(opened.pool, RATE_LIMIT_TABLE) : new MemoryRateLimiter());
-  return { store: opened.store, rateLimiter, capacity: overrides.capacity ?? opened.capacity };
+  // Several nodes share one PostgreSQL: events travel by LISTEN/NOTIFY (docs/scaling.md "Live mail").
+  const events =
+    overrides.events ??
+    (opened.kind === 'postgres'
+      ? new PostgresInboxEvents({
+          url: config.databaseUrl,
+          onConnectionEvent: (state, error) =>
+            state === 'lost'
+              ? logger.warn({ err: error }, 'LISTEN connection lost; reconnecting, then every waiter and stream catches up from the database')
+              : logger.info('LISTEN connection restored'),
+        })
+      : new InProcessInboxEvents());
+  return { store: opened.store, rateLimiter, capacity: overrides.capacity ?? opened.capacity, events };
 }
 
 /**
@@ -112,14 +141,16 @@ function openBackend(
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const { store, rateLimiter, capacity } = openBackend(config, logger, overrides);
+  const { store, rateLimiter, capacity, events } = openBackend(config, logger, overrides);
   const metrics = new Metrics();
   const plan = planSettings(config);
   const fairUse = new FairUseService(rateLimiter, config.rateLimits);
 
   const sessions = new SessionService(store, clock);
   const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan });
-  const messages = new MessageService(store, clock);
+  const messages = new MessageService(store, clock, events);
+  const held = new HeldRequests(config.rateLimits);
+  const live = new LiveMailService({ store, clock, inboxes, events, held });
   const licenses = new LicenseService({ store, clock, fairUse, plan });
   const parse = createWorkerMailParser({
     ...overrides.parsePool,
@@ -134,7 +165,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         onError: (error) => logger.error({ err: error }, 'sender checks failed; message stored with temperror verdicts'),
       })
     : undefined;
-  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity, senderAuth });
+  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity, senderAuth, events });
   const sweeper = new Sweeper({
     sweep: new SweepService(store, clock),
     intervalSeconds: config.sweepIntervalSeconds,
@@ -151,6 +182,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       inboxes,
       messages,
       licenses,
+      live,
       fairUse,
       domains: config.domains,
       secureCookies: publicUrlOf(config).startsWith('https://'),
@@ -197,10 +229,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     licenses,
     delivery,
     sweeper,
+    events,
     logger,
     migrate,
     async start() {
       await migrate();
+      await events.start();
       // The first free-space reading is taken now, so that no RCPT ever waits for one.
       await capacity.hasRoom();
       try {
@@ -225,6 +259,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     },
     async stop() {
       if (started) {
+        // Held waits answer with what they have and streams end first: the HTTP drain below
+        // waits for open requests, and these would otherwise hold it to its bound.
+        held.shutdown();
+        await held.drained(HELD_DRAIN_MS);
         // Stop accepting on both listeners at once; each drains its in-flight work.
         await Promise.allSettled([http.close(), smtp.close()]);
         await sweeper.stop();
@@ -232,6 +270,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       // After the drain: no transaction is waiting for a parse any more.
       await parse.close();
       metrics.stop();
+      await events.close();
       await store.close();
     },
   };

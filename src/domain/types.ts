@@ -100,6 +100,11 @@ export interface NewMessage {
   receivedAt: Date;
   /** Sender authentication verdicts; null or absent when not checked (MAIL_AUTH=off). */
   auth?: SenderAuth | null;
+  /**
+   * The envelope address (RCPT TO, lowercase, `+tag` kept) each inbox's copy was delivered
+   * to, by inbox id; an inbox missing here gets '' (shown as the inbox address).
+   */
+  recipients?: ReadonlyMap<string, string>;
 }
 
 /** Attachment metadata as listed with a message. */
@@ -118,6 +123,8 @@ export interface MessageView {
   from: string;
   /** To header as written, else the inbox address. */
   to: string;
+  /** The envelope address this copy was delivered to (lowercase, `+tag` kept); the inbox address when unknown. */
+  recipient: string;
   subject: string;
   text: string;
   html: string | null;

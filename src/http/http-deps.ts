@@ -5,6 +5,7 @@ import type { RateDecision } from '../ports/rate-limiter.js';
 import type { FairUseService } from '../services/fair-use-service.js';
 import type { InboxService } from '../services/inbox-service.js';
 import type { LicenseService } from '../services/license-service.js';
+import type { LiveMailService } from '../services/live-mail-service.js';
 import type { MessageService } from '../services/message-service.js';
 import type { SessionService } from '../services/session-service.js';
 import { readSessionToken, setSessionCookie } from './session-cookie.js';
@@ -15,6 +16,8 @@ export interface HttpDeps {
   inboxes: InboxService;
   messages: MessageService;
   licenses: LicenseService;
+  /** Long-polls and event streams. */
+  live: LiveMailService;
   fairUse: FairUseService;
   domains: readonly string[];
   /** Cookies get `Secure` when PUBLIC_URL is https. */

@@ -7,6 +7,7 @@ const message = (id: string, text: string): MessageView => ({
   inboxId: 'inbox',
   from: '"Ann" <ann@example.org>',
   to: 'bob@tempinbox.test',
+  recipient: 'bob+tag@tempinbox.test',
   subject: 'Grüße "quoted" \u2028',
   text,
   html: null,

@@ -73,6 +73,7 @@ function presentMessageFields(message: MessageView) {
     id: message.id,
     from: message.from,
     to: message.to,
+    recipient: message.recipient,
     subject: message.subject,
     body: message.text,
     html: message.html,

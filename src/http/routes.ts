@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { guardStateChangingRoutes } from './cross-site-guard.js';
 import { attachmentHandler, deleteMessageHandler, messageHandler, rawMessageHandler } from './handlers/message-handlers.js';
 import { checkInboxHandler, createInboxHandler, deleteInboxHandler, domainsHandler, sessionHandler } from './handlers/inbox-handlers.js';
+import { inboxEventsHandler } from './handlers/live-handlers.js';
 import { healthHandler, metricsHandler, readyHandler } from './handlers/ops-handlers.js';
 import { redeemHandler } from './handlers/premium-handlers.js';
 import type { HttpDeps } from './http-deps.js';
-import type { AttachmentParams, CheckQuery, CreateQuery, InboxParams, MessageParams, RedeemBody } from './schemas/inbox-schemas.js';
+import type { AttachmentParams, CheckQuery, CreateQuery, EventsQuery, InboxParams, MessageParams, RedeemBody } from './schemas/inbox-schemas.js';
 import { schemas } from './schemas/inbox-schemas.js';
 
 /**
@@ -50,6 +51,9 @@ export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.delete<{ Params: MessageParams }>('/api/messages/:id',
     { schema: { ...extra, summary: 'Delete one message', ...schemas.deleteMessage } },
     deleteMessageHandler(deps));
+  app.get<{ Params: InboxParams; Querystring: EventsQuery }>('/api/inbox/:username/events',
+    { schema: { ...extra, summary: 'Follow an inbox as server-sent events', ...schemas.events } },
+    inboxEventsHandler(deps));
   app.delete<{ Params: InboxParams }>('/api/inbox/:username',
     { schema: { ...extra, summary: 'Discard an inbox and its messages', ...schemas.deleteInbox } },
     deleteInboxHandler(deps));

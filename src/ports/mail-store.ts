@@ -12,6 +12,17 @@ import type {
   SweepCounts,
 } from '../domain/types.js';
 
+/**
+ * Filters of a listing, each a case-insensitive substring, all of them ANDed (docs/api.md,
+ * check): `to` of the copy's recipient address, `from` of the From header or the envelope
+ * sender, `subject` of the subject. Empty or absent: no filter.
+ */
+export interface MessageFilter {
+  to?: string;
+  from?: string;
+  subject?: string;
+}
+
 /** Which part of an inbox listMessagePage reads. */
 export interface MessagePageQuery {
   /** Only messages received after this one; an id that is not a message of the inbox is ignored. */
@@ -22,9 +33,13 @@ export interface MessagePageQuery {
   limit: number;
   /** `text` and `html` are cut to this many bytes of UTF-8 (whole characters); cut messages are `truncated`. */
   maxFieldBytes: number;
+  /** Only messages matching it, filtered by the backend's query (the limit counts matches). */
+  filter?: MessageFilter;
+  /** Oldest first: the first `limit` messages after `sinceId` (event streams read forward). Default newest first. */
+  oldestFirst?: boolean;
 }
 
-/** A page read by listMessagePage, newest first. */
+/** A page read by listMessagePage, newest first (oldest first with `oldestFirst`). */
 export interface MessagePage {
   messages: MessageView[];
   /** False when `beforeId` was given and is not a message of the inbox. */

@@ -7,7 +7,7 @@ import {
 } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
 import type { MessageView } from '../domain/types.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { MailStore, MessageFilter } from '../ports/mail-store.js';
 
 /** Which messages a check asks for. */
 export interface CheckRequest {
@@ -17,6 +17,8 @@ export interface CheckRequest {
   beforeId?: string;
   /** Most messages answered. */
   limit: number;
+  /** Only messages matching these (case-insensitive substrings, ANDed), filtered by the store. */
+  filter?: MessageFilter;
 }
 
 /** One check answer: newest first, and whether older messages were left out. */
@@ -42,7 +44,13 @@ export async function readCheckPage(store: MailStore, inboxId: string, request: 
   for (;;) {
     // One more than still wanted: it tells whether older messages exist beyond the limit.
     const want = Math.min(CHECK_READ_BATCH, request.limit - messages.length + 1);
-    const page = await store.listMessagePage(inboxId, { sinceId: request.sinceId, beforeId: cursor, limit: want, maxFieldBytes: CHECK_FIELD_BYTES });
+    const page = await store.listMessagePage(inboxId, {
+      sinceId: request.sinceId,
+      beforeId: cursor,
+      limit: want,
+      maxFieldBytes: CHECK_FIELD_BYTES,
+      filter: request.filter,
+    });
     if (!page.beforeFound) {
       if (messages.length === 0) throw new AppError('invalid_request', 'before is not a message of this inbox.');
       // The last message read was deleted meanwhile: what lies beyond it is unknown.

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { SenderAuth } from '../domain/sender-auth.js';
 import { AppError } from '../domain/errors.js';
 import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
+import type { InboxEvents } from '../ports/inbox-events.js';
 import type { InsertOutcome, MailStore, StorePolicy } from '../ports/mail-store.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import type { SenderAuthenticator } from '../ports/sender-auth.js';
@@ -48,6 +49,8 @@ export interface DeliveryServiceDeps {
   capacity?: StorageCapacity;
   /** SPF/DKIM/DMARC/ARC checks; none: not checked (MAIL_AUTH=off, `auth` null). */
   senderAuth?: SenderAuthenticator;
+  /** Told of each stored copy after its commit (waiters and event streams); none: nobody listens. */
+  events?: InboxEvents;
 }
 
 /** What the SMTP transaction adds to the received bytes: who sent them, and our trace lines. */
@@ -111,18 +114,23 @@ export class DeliveryService {
    */
   async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], received: Uint8Array, transaction?: TransactionInfo): Promise<DeliveryResult> {
     const inboxIds = new Set<string>();
+    // The first accepted address of each inbox is its copy's `recipient` (one copy per inbox).
+    const addresses = new Map<string, string>();
     let postmasterId: string | null = null;
     for (const recipient of recipients) {
-      if (recipient.inboxId !== null) inboxIds.add(recipient.inboxId);
-      else inboxIds.add((postmasterId ??= await this.postmasterInboxId()));
+      const inboxId = recipient.inboxId ?? (postmasterId ??= await this.postmasterInboxId());
+      inboxIds.add(inboxId);
+      if (!addresses.has(inboxId)) addresses.set(inboxId, recipient.address.toLowerCase());
     }
     const first = recipients[0]?.address ?? '';
     const { raw, auth } = await this.authenticate(envelopeFrom, received, transaction);
     const parsed = await this.deps.parse(raw, { envelopeFrom, recipient: first });
     const now = this.deps.clock.now();
-    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now, auth }, [...inboxIds], this.storePolicy(now, postmasterId));
+    const outcomes = await this.deps.store.insertMessage({ envelopeFrom, parsed, raw, receivedAt: now, auth, recipients: addresses }, [...inboxIds], this.storePolicy(now, postmasterId));
     const messageIds = storedIds(outcomes);
     if (messageIds.length === 0) throw refusal(outcomes);
+    // insertMessage has resolved: the copies are committed, so a woken reader finds them.
+    for (const [inboxId, outcome] of outcomes) if (outcome.status === 'stored') this.deps.events?.publish({ type: 'message', inboxId });
     if (postmasterId !== null) await this.trimPostmaster(postmasterId);
     return { delivered: messageIds.length, messageIds, refused: outcomes.size - messageIds.length };
   }

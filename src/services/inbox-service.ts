@@ -38,6 +38,15 @@ export interface InboxServiceDeps {
   plan: PlanSettings;
 }
 
+/** Refuses a check whose ids are not shaped like ids or whose limit is out of range (invalid_request). */
+export function assertCheckRequest(request: CheckRequest): void {
+  if (request.sinceId !== undefined && !isId(request.sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
+  if (request.beforeId !== undefined && !isId(request.beforeId)) throw new AppError('invalid_request', 'before must be a message id.');
+  if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > CHECK_MAX_LIMIT) {
+    throw new AppError('invalid_request', `limit must be an integer from 1 to ${CHECK_MAX_LIMIT}.`);
+  }
+}
+
 /** Creating, reusing, reading and discarding inboxes on behalf of a session. */
 export class InboxService {
   constructor(private readonly deps: InboxServiceDeps) {}
@@ -86,11 +95,7 @@ export class InboxService {
    * (readCheckPage). `sizeOf` is the transport's measure of a message in the answer.
    */
   async check(session: Session, usernameOrAddress: string, request: CheckRequest, sizeOf: MessageSize): Promise<CheckPage> {
-    if (request.sinceId !== undefined && !isId(request.sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
-    if (request.beforeId !== undefined && !isId(request.beforeId)) throw new AppError('invalid_request', 'before must be a message id.');
-    if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > CHECK_MAX_LIMIT) {
-      throw new AppError('invalid_request', `limit must be an integer from 1 to ${CHECK_MAX_LIMIT}.`);
-    }
+    assertCheckRequest(request);
     const inbox = await this.findOwnActive(session, usernameOrAddress);
     return readCheckPage(this.deps.store, inbox.id, request, sizeOf);
   }

@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { isInboxActive } from '../domain/plan.js';
 import type { AttachmentContent, Inbox, MessageDetail, Session } from '../domain/types.js';
+import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
 import { owns } from './ownership.js';
 
@@ -16,6 +17,8 @@ export class MessageService {
   constructor(
     private readonly store: MailStore,
     private readonly clock: Clock,
+    /** Told of each deletion after its commit (event streams send `deleted`). */
+    private readonly events?: InboxEvents,
   ) {}
 
   /** One message with headers. */
@@ -49,7 +52,7 @@ export class MessageService {
     const message = isId(messageId) ? await this.store.findMessage(messageId) : null;
     if (message === null) throw new AppError('not_found', NO_SUCH_MESSAGE);
     await this.assertOwned(session, message.inboxId);
-    await this.store.deleteMessage(messageId);
+    if (await this.store.deleteMessage(messageId)) this.events?.publish({ type: 'deleted', inboxId: message.inboxId, messageId });
   }
 
   /** A foreign message answers exactly like a missing one. Returns the inbox. */

@@ -5,6 +5,8 @@ import { describeInboxContract } from './inbox-contract.js';
 import { describeInsightsContract } from './insights-contract.js';
 import { describeLimitsContract } from './limits-contract.js';
 import { addInbox, at, deliverOne } from './mail-store-fixtures.js';
+import { InProcessInboxEvents } from '../../src/events/in-process-inbox-events.js';
+import { describeLiveContract, type EventPair, type EventPairFactory } from './live-contract.js';
 import { describeMessageContract } from './message-contract.js';
 import { describeMessagePageContract } from './message-page-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
@@ -13,7 +15,7 @@ import { describeSessionLicenseContract } from './session-license-contract.js';
  * The one contract every MailStore passes (style.md principle 1: one port, one suite, every
  * backend). Each test gets a fresh, migrated store from `makeStore` and closes it afterwards.
  */
-export function runMailStoreContract(name: string, makeStore: () => Promise<MailStore>): void {
+export function runMailStoreContract(name: string, makeStore: () => Promise<MailStore>, makeEvents: EventPairFactory = inProcessEvents): void {
   describe(`MailStore contract: ${name}`, () => {
     let current: MailStore | undefined;
     const store = (): MailStore => {
@@ -63,5 +65,13 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeMessagePageContract(store);
     describeExpiryContract(store);
     describeLimitsContract(store);
+    describeLiveContract(store, makeEvents);
   });
+}
+
+/** One node's bus: waiters and the writer share it. */
+async function inProcessEvents(): Promise<EventPair> {
+  const bus = new InProcessInboxEvents();
+  await bus.start();
+  return { listener: bus, publisher: bus, close: () => bus.close() };
 }

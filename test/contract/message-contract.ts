@@ -42,6 +42,8 @@ export function describeMessageContract(store: StoreGetter): void {
         inboxId: inbox.id,
         from: '"Ann" <ann@example.org>',
         to: 'Bob <bob@tempinbox.test>',
+        // No envelope address given: the inbox's own address.
+        recipient: `${inbox.username}@${inbox.domain}`,
         subject: 'Grüße ✉ 🎉',
         text: 'hallo 🎉\nzweite Zeile',
         html: '<p>hallo</p>',

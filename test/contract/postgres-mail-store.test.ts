@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import { PostgresInboxEvents } from '../../src/storage/sql/postgres-inbox-events.js';
 import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
 import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
@@ -42,6 +43,13 @@ describe.skipIf(!available)('PostgreSQL', () => {
       await pool.end();
     }
     return store;
+  }, async () => {
+    // Two nodes: the writer's bus publishes locally only, so a wake-up on the listener's
+    // node can only come through NOTIFY from the delivering transaction.
+    const listener = new PostgresInboxEvents({ url: url() });
+    const publisher = new PostgresInboxEvents({ url: url() });
+    await Promise.all([listener.start(), publisher.start()]);
+    return { listener, publisher, close: async () => void (await Promise.all([listener.close(), publisher.close()])) };
   });
 
   describe('PostgreSQL store', () => {
@@ -69,7 +77,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
         const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
         try {
           const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
-          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0004-message-insights']);
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights']);
           const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
           // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
           expect(unlogged.rows[0]?.relpersistence).toBe('u');

@@ -37,12 +37,26 @@ export function checkInboxHandler(deps: HttpDeps) {
         [CHECK_PER_ADDRESS, request.ip],
       ]),
     );
-    const { since, before, limit = CHECK_MAX_LIMIT } = request.query;
+    const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
     const writer = checkJsonWriter();
-    const page = await deps.inboxes.check(session, request.params.username, { sinceId: since, beforeId: before, limit }, writer.measure);
+    const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };
+    const page =
+      wait > 0
+        ? // A held request counts once against the poll budget (above), however long it waits.
+          await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply))
+        : await deps.inboxes.check(session, request.params.username, checkRequest, writer.measure);
     // Already JSON (CheckResponse): fastify sends a string as it is.
     return reply.type('application/json; charset=utf-8').send(writer.render(page));
   };
+}
+
+/** Aborted when the client closes the connection before its answer: a held wait stops at once. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }
 
 /** DELETE /api/inbox/:username */

@@ -1,7 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHECK_BUDGET_BYTES, CHECK_FIELD_BYTES, CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
+import { MAX_WAIT_SECONDS } from '../../domain/live-limits.js';
 import { COMMON_ERRORS, SuccessResponse, withErrors } from './common.js';
 import { insightFields } from './insight-schemas.js';
+
+/** Longest filter value: an address is at most 320 characters (RFC 5321 §4.5.3.1). */
+const FILTER_MAX_LENGTH = 320;
 
 const isoDate = (description: string) => Type.String({ format: 'date-time', description });
 
@@ -35,6 +39,7 @@ const messageFields = {
   id: Type.String({ description: 'random, never sequential' }),
   from: Type.String({ description: 'From header as written, else the envelope sender' }),
   to: Type.String({ description: 'To header as written, else the inbox address' }),
+  recipient: Type.String({ description: 'the envelope address (RCPT TO) this copy was delivered to, lowercase, +tag kept' }),
   subject: Type.String(),
   body: Type.String({ description: 'text part; derived from the HTML when only HTML exists' }),
   html: Type.Union([Type.String(), Type.Null()], { description: 'sanitised HTML or null' }),
@@ -79,8 +84,31 @@ export const CheckQuery = Type.Object({
     Type.String({ maxLength: 64, description: 'only messages received before this message id: the next page (an id that is not a message of the inbox is invalid_request)' }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CHECK_MAX_LIMIT, default: CHECK_MAX_LIMIT, description: 'most messages answered' })),
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_WAIT_SECONDS,
+      default: 0,
+      description: 'seconds to hold the request while nothing newer than since matches; answered as soon as a matching message arrives (count 0 when the time is up)',
+    }),
+  ),
+  to: Type.Optional(Type.String({ maxLength: FILTER_MAX_LENGTH, description: 'case-insensitive substring of the envelope recipient address (+tag kept), e.g. alice+signup@' })),
+  from: Type.Optional(Type.String({ maxLength: FILTER_MAX_LENGTH, description: 'case-insensitive substring of the sender (From header or envelope sender)' })),
+  subject: Type.Optional(Type.String({ maxLength: FILTER_MAX_LENGTH, description: 'case-insensitive substring of the subject' })),
 });
 export type CheckQuery = Static<typeof CheckQuery>;
+
+/** `since`: where a stream resumes when no Last-Event-ID header is sent. */
+export const EventsQuery = Type.Object({
+  since: Type.Optional(Type.String({ maxLength: 64, description: 'resume after this message id (the Last-Event-ID header wins)' })),
+});
+export type EventsQuery = Static<typeof EventsQuery>;
+
+/** The text/event-stream answer, described for the OpenAPI document. */
+export const EventStreamResponse = Type.String({
+  description:
+    'text/event-stream: `event: message` (`id:` the message id, `data:` the message JSON as in a check listing), `event: deleted` (`data: {"id"}`), `event: expired` (then the stream ends), and a `: ping` comment at least every 15 s',
+});
 
 /** Path parameters of message routes. */
 export const MessageParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -135,6 +163,17 @@ export const schemas = {
     params: InboxParams,
     querystring: CheckQuery,
     response: withErrors(CheckResponse, [...COMMON_ERRORS, 401, 404, 410]),
+  },
+  events: {
+    params: InboxParams,
+    headers: Type.Object({
+      'last-event-id': Type.Optional(Type.String({ maxLength: 64, description: 'resume after this message id (EventSource sends it when it reconnects)' })),
+    }),
+    querystring: EventsQuery,
+    response: {
+      ...withErrors(EventStreamResponse, [...COMMON_ERRORS, 401, 404, 410]),
+      200: { description: 'the event stream', content: { 'text/event-stream': { schema: EventStreamResponse } } },
+    },
   },
   domains: { response: { 200: DomainsResponse } },
   redeem: { body: RedeemBody, response: withErrors(RedeemResponse, [...COMMON_ERRORS, 403, 409, 410, 413]) },

@@ -29,6 +29,7 @@ import {
   type RedeemStatus,
   type StorePolicy,
   type MessagePage,
+  type MessageFilter,
   type MessagePageQuery,
 } from '../../ports/mail-store.js';
 
@@ -57,6 +58,8 @@ interface StoredMessage {
   inboxId: string;
   contentId: string;
   receivedAt: number;
+  /** The envelope address of this copy; '' when unknown. */
+  recipient: string;
 }
 
 const copyDate = (date: Date): Date => new Date(date.getTime());
@@ -328,7 +331,10 @@ export class MemoryMailStore implements MailStore {
         copies: targets.length,
       });
       for (const inboxId of targets) {
-        const copy: StoredMessage = { seq: this.nextSeq++, id: newId(), inboxId, contentId, receivedAt: message.receivedAt.getTime() };
+        const copy: StoredMessage = { seq: this.nextSeq++, id: newId(), inboxId, contentId,
+          receivedAt: message.receivedAt.getTime(),
+          recipient: message.recipients?.get(inboxId) ?? '',
+        };
         this.messages.set(copy.id, copy);
         const list = this.byInbox.get(inboxId) ?? [];
         list.push(copy);
@@ -364,10 +370,12 @@ export class MemoryMailStore implements MailStore {
       const limit = Math.max(0, Math.floor(query.limit));
       const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
       const page: MessageView[] = [];
-      for (let i = list.length - 1; i >= 0 && page.length < limit; i -= 1) {
-        const message = list[i];
-        if (message === undefined || message.seq <= after) break;
-        if (message.seq < before) page.push(this.cutView(message, maxFieldBytes));
+      const inRange = list.filter((message) => message.seq > after && message.seq < before);
+      if (query.oldestFirst !== true) inRange.reverse();
+      for (const message of inRange) {
+        if (page.length >= limit) break;
+        const view = this.cutView(message, maxFieldBytes);
+        if (matchesFilter(view, this.content(message).envelopeFrom, query.filter)) page.push(view);
       }
       return { messages: page, beforeFound: true };
     });
@@ -542,6 +550,7 @@ export class MemoryMailStore implements MailStore {
       inboxId: message.inboxId,
       from: content.from !== '' ? content.from : content.envelopeFrom,
       to: content.to !== '' || inbox === undefined ? content.to : `${inbox.username}@${inbox.domain}`,
+      recipient: message.recipient !== '' || inbox === undefined ? message.recipient : `${inbox.username}@${inbox.domain}`,
       subject: content.subject,
       text: content.text,
       html: content.html,
@@ -561,6 +570,17 @@ export class MemoryMailStore implements MailStore {
     const html = whole.html === null ? null : cutText(whole.html, maxFieldBytes);
     return { ...whole, text: text.text, html: html?.text ?? null, truncated: text.truncated || html?.truncated === true };
   }
+}
+
+/** The filters of a listing as the SQL store applies them: case-insensitive substrings, ANDed. */
+function matchesFilter(view: MessageView, envelopeFrom: string, filter: MessageFilter | undefined): boolean {
+  if (filter === undefined) return true;
+  const has = (text: string, part: string | undefined) => part === undefined || text.toLowerCase().includes(part.toLowerCase());
+  return (
+    has(view.recipient, filter.to) &&
+    (has(view.from, filter.from) || has(envelopeFrom, filter.from)) &&
+    has(view.subject, filter.subject)
+  );
 }
 
 /** Byte-order comparison of ids, like SQLite's BINARY collation (ids are ASCII). */

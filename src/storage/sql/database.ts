@@ -1,4 +1,4 @@
-import type { ColumnType, GeneratedAlways } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /**
  * Epoch milliseconds: portable (SQLite integer, PostgreSQL bigint) and cheap to compare.
@@ -65,6 +65,8 @@ export interface MessagesTable {
   inbox_id: string;
   content_id: string;
   received_at: Millis;
+  /** The envelope address this copy was delivered to (migration 0003-message-recipient); '' for older rows. */
+  recipient: Generated<string>;
 }
 
 /** Attachments belong to a content, so copies of a message share them. */

@@ -26,6 +26,14 @@ export function createHotQueries() {
         .orderBy('m.seq', 'desc')
         .limit(limit),
     ),
+    /** listPage read forward: the first `limit` messages after `sinceId`, oldest first (event streams). */
+    listPageForward: new QueryTemplate(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
+      messageCutQuery(db, cutChars)
+        .where('m.inbox_id', '=', inboxId)
+        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
+        .orderBy('m.seq', 'asc')
+        .limit(limit),
+    ),
     /** listPage, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
     listPageBefore: new QueryTemplate(5, (db, inboxId: string, sinceId: string, beforeId: string, cutChars: number, limit: number) =>
       messageCutQuery(db, cutChars)

@@ -6,6 +6,7 @@ import type { InsertOutcome, StorePolicy } from '../../ports/mail-store.js';
 import type { Database } from './database.js';
 import { chunks, MAX_IDS_PER_STATEMENT } from './deletions.js';
 import type { SqlDialect } from './dialect.js';
+import { notifyInTransaction } from './inbox-notify.js';
 import { usageOf } from './limit-writes.js';
 import { toBlob, toMillis } from './row-mappers.js';
 
@@ -140,10 +141,18 @@ async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, de
   for (const batch of chunks(attachments, INSERT_ROWS_PER_STATEMENT)) {
     await trx.insertInto('attachments').values(batch).execute();
   }
-  const copies = targets.map((inboxId) => ({ id: newId(), inbox_id: inboxId, content_id: contentId, received_at: receivedAt }));
+  const copies = targets.map((inboxId) => ({
+    id: newId(),
+    inbox_id: inboxId,
+    content_id: contentId,
+    received_at: receivedAt,
+    recipient: message.recipients?.get(inboxId) ?? '',
+  }));
   for (const batch of chunks(copies, INSERT_ROWS_PER_STATEMENT)) {
     await trx.insertInto('messages').values(batch).execute();
   }
   for (const copy of copies) outcomes.set(copy.inbox_id, { status: 'stored', messageId: copy.id });
+  // Other nodes' waiters and streams hear of the copies when (and only if) this commits.
+  await notifyInTransaction(trx, dialect, copies.map((copy) => ({ type: 'message', inboxId: copy.inbox_id })));
   return outcomes;
 }

@@ -10,6 +10,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
   const migrations: Record<string, Migration> = {
     '0001-initial': { up: (db) => initialSchema(db, dialect) },
     '0002-rate-limits': { up: (db) => rateLimitSchema(db, dialect) },
+    '0003-message-recipient': { up: (db) => messageRecipientSchema(db) },
     '0004-message-insights': { up: (db) => messageInsightsSchema(db) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
@@ -35,6 +36,14 @@ async function rateLimitSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void
     .execute();
   // The library's periodic "delete rows expired an hour ago".
   await db.schema.createIndex('rate_limits_expire').on(RATE_LIMIT_TABLE).column('expire').execute();
+}
+
+/**
+ * The envelope address each copy was delivered to (docs/api.md "Messages": `recipient`, and
+ * the `to` filter of check). Rows stored before it have '' and show the inbox address.
+ */
+async function messageRecipientSchema(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('messages').addColumn('recipient', 'text', (c) => c.notNull().defaultTo('')).execute();
 }
 
 /** Every table and index of the first release. */

@@ -38,6 +38,8 @@ import {
   findMessageRow,
   findRaw,
   isMessageOf,
+  filteredPage,
+  hasFilter,
   listMessageRows,
   toCutMessageView,
   toMessageView,
@@ -45,6 +47,7 @@ import {
 import { GroupCommitQueue } from './group-commit.js';
 import { createHotQueries, type HotQueries } from './hot-queries.js';
 import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
+import { notifyInTransaction } from './inbox-notify.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
@@ -349,13 +352,20 @@ export class SqlMailStore implements MailStore {
       // Negative or fractional numbers would mean "no limit" to SQLite and an error to PostgreSQL.
       const limit = Math.max(0, Math.floor(query.limit));
       const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
+      const forward = query.oldestFirst === true;
+      // Filters (and forward pages with `before`) take the builder path; the hot shapes are templates.
       const rows =
-        beforeId === undefined
-          ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
-          : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
+        hasFilter(query.filter) || (forward && beforeId !== undefined)
+          ? await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes })
+          : forward
+            ? await this.hot.listPageForward.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+            : beforeId === undefined
+              ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+              : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
       // An empty page is the only case where an unknown `beforeId` and "nothing older" look alike.
       const beforeFound = beforeId === undefined || rows.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
-      const attachments = await attachmentsOfPage(this.db, inboxId, rows);
+      // attachmentsOfPage takes the page newest first.
+      const attachments = await attachmentsOfPage(this.db, inboxId, query.oldestFirst === true ? [...rows].reverse() : rows);
       const messages = rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], maxFieldBytes));
       return { messages, beforeFound };
     });
@@ -408,8 +418,9 @@ export class SqlMailStore implements MailStore {
   deleteMessage(messageId: string): Promise<boolean> {
     return this.run('deleteMessage', () =>
       this.db.transaction().execute(async (trx) => {
-        const deleted = await trx.deleteFrom('messages').where('id', '=', messageId).returning('content_id').execute();
+        const deleted = await trx.deleteFrom('messages').where('id', '=', messageId).returning(['content_id', 'inbox_id']).execute();
         await deleteOrphanContents(trx, this.dialect, deleted.map((row) => row.content_id));
+        await notifyInTransaction(trx, this.dialect, deleted.map((row) => ({ type: 'deleted', inboxId: row.inbox_id, messageId })));
         return deleted.length > 0;
       }),
     );

@@ -1,0 +1,44 @@
+/** Bounds of long-polls and event streams (docs/api.md "Waiting for mail" and "Event stream"). */
+
+/** Longest `wait` of a check: a minute stays under the idle timeouts of common proxies and load balancers. */
+export const MAX_WAIT_SECONDS = 60;
+
+/** Held requests (waits and streams together) of one session: a page with a few tabs, or a test run's workers. */
+export const HELD_PER_SESSION = 10;
+
+/** Held requests of one client address (IPv4, IPv6 /64): a whole office or CI runner behind one NAT. */
+export const HELD_PER_CLIENT = 100;
+
+/**
+ * Held requests of one node in all: each costs a socket, a subscription and a few KiB; 20,000
+ * is twice the benchmark's 10,000 and well within one process's file descriptors and memory.
+ */
+export const HELD_PER_NODE = 20_000;
+
+/** A `: ping` comment this often: under the 15 s the stream promises, with room for a busy loop. */
+export const STREAM_PING_MS = 10_000;
+
+/** Messages one stream reads per store query while catching up (one check page's worth). */
+export const STREAM_READ_BATCH = 100;
+
+/**
+ * Bytes a stream may have queued for a slow client beyond the socket; past it the client is
+ * dropped (it reconnects with Last-Event-ID and misses nothing). Room for a few cut messages
+ * (each at most 2 × 256 KiB of body, JSON-escaped).
+ */
+export const STREAM_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** How long a stream waits for a client to take a full buffer before dropping it. */
+export const STREAM_DRAIN_TIMEOUT_MS = 30_000;
+
+/** Deletions a stream holds for a client that is not reading; past it the stream is closed. */
+export const STREAM_MAX_PENDING_DELETES = 1000;
+
+/**
+ * Recently sent ids a stream remembers: when the message it last sent is deleted, it resumes
+ * after the newest of these still there instead of replaying the inbox.
+ */
+export const STREAM_CURSOR_FALLBACKS = 32;
+
+/** Longest setTimeout (2^31 − 1 ms, ~24.8 days): an expiry further away is re-armed. */
+export const MAX_TIMER_MS = 2_147_483_647;

@@ -1,0 +1,50 @@
+import type { PassThrough } from 'node:stream';
+import { STREAM_DRAIN_TIMEOUT_MS, STREAM_MAX_BUFFERED_BYTES } from '../domain/live-limits.js';
+
+/**
+ * One event in the text/event-stream format (WHATWG HTML "Server-sent events" §9.2.6):
+ * `event:`, `id:`, one `data:` line, a blank line. `data` must hold no CR or LF: JSON text
+ * from JSON.stringify never does (it escapes both).
+ */
+export function sseEvent(event: string, data: string, id?: string): string {
+  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`;
+}
+
+/** A comment line: keeps proxies from closing an idle stream, ignored by EventSource. */
+export const SSE_PING = ': ping\n\n';
+
+/**
+ * Writes events to a stream's body with a bound on what waits for a slow client: write()
+ * resolves when the body has room again; a client that leaves more than
+ * STREAM_MAX_BUFFERED_BYTES queued, or takes none of it for STREAM_DRAIN_TIMEOUT_MS, is
+ * dropped (`onDrop`): it reconnects with Last-Event-ID and misses nothing.
+ */
+export function boundedWriter(body: PassThrough, queued: () => number, onDrop: (reason: string) => void) {
+  return async (chunk: string): Promise<void> => {
+    if (body.destroyed || body.writableEnded) return;
+    const room = body.write(chunk);
+    if (queued() > STREAM_MAX_BUFFERED_BYTES) {
+      onDrop('send buffer full');
+      return;
+    }
+    if (room) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        cleanup();
+        onDrop('client too slow');
+        resolve();
+      }, STREAM_DRAIN_TIMEOUT_MS);
+      const done = () => {
+        cleanup();
+        resolve();
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        body.off('drain', done);
+        body.off('close', done);
+      };
+      body.on('drain', done);
+      body.on('close', done);
+    });
+  };
+}

@@ -1,0 +1,85 @@
+import { clientKey } from '../domain/client-key.js';
+import { AppError } from '../domain/errors.js';
+import { HELD_PER_CLIENT, HELD_PER_NODE, HELD_PER_SESSION } from '../domain/live-limits.js';
+
+/** One held request: release it when it ends (idempotent); `signal` aborts at shutdown. */
+export interface Hold {
+  release(): void;
+  readonly signal: AbortSignal;
+}
+
+/** Retry-After of a refused hold: one of the caller's held requests ends within a minute. */
+const HELD_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Counts the requests a node holds open (waits and streams together) per session, per client
+ * address (clientKey) and in all, refusing past HELD_PER_SESSION / HELD_PER_CLIENT /
+ * HELD_PER_NODE with rate_limited. shutdown() aborts every hold's signal, so each answers
+ * with what it has; drained() resolves when none is left.
+ */
+export class HeldRequests {
+  private readonly perSession = new Map<string, number>();
+  private readonly perClientCount = new Map<string, number>();
+  private total = 0;
+  private readonly stopping = new AbortController();
+  private idle: (() => void)[] = [];
+
+  /**
+   * `perClient`: apply HELD_PER_SESSION and HELD_PER_CLIENT (RATE_LIMITS=off lifts them for
+   * benchmarks and tests; HELD_PER_NODE always holds).
+   */
+  constructor(private readonly perClient = true) {}
+
+  /** Takes a slot, or throws rate_limited (429) when a cap is reached or the node is stopping. */
+  acquire(sessionId: string, clientAddress: string): Hold {
+    const client = clientKey(clientAddress);
+    if (this.stopping.signal.aborted) throw new AppError('unavailable', 'The server is shutting down.');
+    const overClient = this.perClient && ((this.perSession.get(sessionId) ?? 0) >= HELD_PER_SESSION || (this.perClientCount.get(client) ?? 0) >= HELD_PER_CLIENT);
+    if (overClient || this.total >= HELD_PER_NODE) {
+      throw new AppError('rate_limited', 'Too many held requests (wait or event streams) open at once.', { retryAfterSeconds: HELD_RETRY_AFTER_SECONDS });
+    }
+    bump(this.perSession, sessionId, 1);
+    bump(this.perClientCount, client, 1);
+    this.total += 1;
+    let released = false;
+    return {
+      signal: this.stopping.signal,
+      release: () => {
+        if (released) return;
+        released = true;
+        bump(this.perSession, sessionId, -1);
+        bump(this.perClientCount, client, -1);
+        this.total -= 1;
+        if (this.total === 0) for (const resolve of this.idle.splice(0)) resolve();
+      },
+    };
+  }
+
+  /** Held requests now. */
+  get size(): number {
+    return this.total;
+  }
+
+  /** Aborts every hold (they answer at once) and refuses new ones. */
+  shutdown(): void {
+    this.stopping.abort();
+  }
+
+  /** Resolves when no hold is left, or after `timeoutMs`. */
+  drained(timeoutMs: number): Promise<void> {
+    if (this.total === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
+}

@@ -1,0 +1,181 @@
+import type { Clock } from '../domain/clock.js';
+import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
+import { AppError } from '../domain/errors.js';
+import { MAX_TIMER_MS, MAX_WAIT_SECONDS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
+import { isInboxActive } from '../domain/plan.js';
+import type { Inbox, MessageView, Session } from '../domain/types.js';
+import type { InboxEvents } from '../ports/inbox-events.js';
+import type { MailStore } from '../ports/mail-store.js';
+import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
+import type { Hold, HeldRequests } from './held-requests.js';
+import { assertCheckRequest, type InboxService } from './inbox-service.js';
+import { Wakeup } from './wakeup.js';
+
+/** Where an event stream writes; message() resolves once the client has room for more. */
+export interface StreamSink {
+  message(message: MessageView): Promise<void>;
+  deleted(messageId: string): Promise<void>;
+  expired(): Promise<void>;
+  /** Aborted when the client went away (or was dropped); the stream then stops. */
+  readonly closed: AbortSignal;
+}
+
+/** Dependencies of the live-mail use cases. */
+export interface LiveMailServiceDeps {
+  store: MailStore;
+  clock: Clock;
+  inboxes: InboxService;
+  events: InboxEvents;
+  held: HeldRequests;
+}
+
+/**
+ * Live mail (docs/api.md "Waiting for mail", "Event stream"): a check that waits, and an
+ * inbox followed as a stream. Both subscribe to InboxEvents before they read and treat each
+ * event as a wake-up: they re-read the store from the last message they saw, so nothing is
+ * missed or sent twice whatever the transport does.
+ */
+export class LiveMailService {
+  constructor(private readonly deps: LiveMailServiceDeps) {}
+
+  /**
+   * GET /api/check?wait=N: the check answer; when it is empty and `waitSeconds` > 0, held
+   * (one slot of HeldRequests) until a matching message is committed, the time is up, the
+   * inbox expires or the node stops, then read again.
+   */
+  async waitForMail(
+    session: Session,
+    usernameOrAddress: string,
+    request: CheckRequest,
+    waitSeconds: number,
+    sizeOf: MessageSize,
+    clientAddress: string,
+    cancel?: AbortSignal,
+  ): Promise<CheckPage> {
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+      throw new AppError('invalid_request', `wait must be an integer from 0 to ${MAX_WAIT_SECONDS}.`);
+    }
+    if (waitSeconds === 0 || request.beforeId !== undefined) {
+      // A page of older messages (`before`) is history, not news: never held.
+      return this.deps.inboxes.check(session, usernameOrAddress, request, sizeOf);
+    }
+    assertCheckRequest(request);
+    const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
+    const wakeup = new Wakeup();
+    // Subscribed before the first read: a message committed after the read wakes the wait.
+    const unsubscribe = this.deps.events.subscribe(inbox.id, (event) => {
+      if (event.type !== 'deleted') wakeup.set();
+    });
+    let hold: Hold | undefined;
+    const onAbort = () => wakeup.set();
+    cancel?.addEventListener('abort', onAbort);
+    try {
+      const { clock } = this.deps;
+      const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
+      for (;;) {
+        wakeup.reset();
+        const page = await readCheckPage(this.deps.store, inbox.id, request, sizeOf);
+        const left = deadline - clock.now().getTime();
+        if (page.messages.length > 0 || left <= 0 || hold?.signal.aborted === true || cancel?.aborted === true) return page;
+        if (hold === undefined) {
+          // Only a request that has to wait takes a slot (rate_limited past the caps).
+          hold = this.deps.held.acquire(session.id, clientAddress);
+          hold.signal.addEventListener('abort', onAbort);
+          if (hold.signal.aborted) continue;
+        }
+        await wakeup.wait(left);
+      }
+    } finally {
+      unsubscribe();
+      cancel?.removeEventListener('abort', onAbort);
+      hold?.signal.removeEventListener('abort', onAbort);
+      hold?.release();
+    }
+  }
+
+  /** The session's active inbox for a stream, and a held slot for it (rate_limited past the caps). */
+  async openStream(session: Session, usernameOrAddress: string, clientAddress: string) {
+    const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
+    const hold = this.deps.held.acquire(session.id, clientAddress);
+    return { inbox, hold };
+  }
+
+  /**
+   * Follows an inbox until the client leaves, the inbox expires (or is gone) or the node
+   * stops: first every message after `sinceId` (oldest first), then each new one, each once.
+   * Without `sinceId` only messages that arrive from now on.
+   */
+  async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: AbortSignal): Promise<void> {
+    const { store, events, clock } = this.deps;
+    const wakeup = new Wakeup();
+    const deletes: string[] = [];
+    let overflow = false;
+    const unsubscribe = events.subscribe(inbox.id, (event) => {
+      if (event.type === 'deleted') {
+        if (deletes.length >= STREAM_MAX_PENDING_DELETES) overflow = true;
+        else deletes.push(event.messageId);
+      }
+      wakeup.set();
+    });
+    const onStop = () => wakeup.set();
+    stop.addEventListener('abort', onStop);
+    sink.closed.addEventListener('abort', onStop);
+    let expiresAt = inbox.expiresAt.getTime();
+    let expiryTimer: NodeJS.Timeout | undefined;
+    const armExpiry = () => {
+      clearTimeout(expiryTimer);
+      expiryTimer = setTimeout(() => wakeup.set(), Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - clock.now().getTime())));
+    };
+    armExpiry();
+    const done = () => stop.aborted || sink.closed.aborted || overflow;
+    try {
+      // Recently sent ids, newest last: the cursor, and where to go on when it is deleted.
+      const sent: string[] = [];
+      if (sinceId !== undefined) sent.push(sinceId);
+      else {
+        const newest = await store.listMessagePage(inbox.id, { limit: 1, maxFieldBytes: 0 });
+        const id = newest.messages[0]?.id;
+        if (id !== undefined) sent.push(id);
+      }
+      while (!done()) {
+        wakeup.reset();
+        for (const id of deletes.splice(0)) {
+          const at = sent.indexOf(id);
+          // The cursor must name a message still there, or the next read would start over.
+          if (at !== -1 && sent.length > 1) sent.splice(at, 1);
+          await sink.deleted(id);
+        }
+        const page = await store.listMessagePage(inbox.id, {
+          sinceId: sent.at(-1),
+          limit: STREAM_READ_BATCH,
+          maxFieldBytes: CHECK_FIELD_BYTES,
+          oldestFirst: true,
+        });
+        for (const message of page.messages) {
+          if (done()) return;
+          await sink.message(message);
+          sent.push(message.id);
+          if (sent.length > STREAM_CURSOR_FALLBACKS) sent.shift();
+        }
+        if (page.messages.length === STREAM_READ_BATCH) continue;
+        if (clock.now().getTime() >= expiresAt) {
+          // Premium adoption may have moved the expiry: read it again before saying so.
+          const current = await store.findInboxById(inbox.id);
+          if (current === null || !isInboxActive(current.expiresAt, clock.now())) {
+            await sink.expired();
+            return;
+          }
+          expiresAt = current.expiresAt.getTime();
+          armExpiry();
+        }
+        if (done()) return;
+        await wakeup.wait(MAX_TIMER_MS);
+      }
+    } finally {
+      clearTimeout(expiryTimer);
+      unsubscribe();
+      stop.removeEventListener('abort', onStop);
+      sink.closed.removeEventListener('abort', onStop);
+    }
+  }
+}
