@@ -31,16 +31,27 @@ export function openSqliteDatabase(path: string): BetterSqlite3.Database {
 
 /**
  * A MailStore on a SQLite file (or ':memory:', which lives as long as the store); call
- * migrate() before use. Its one connection runs in a thread of its own (sqlite-worker.ts), so
- * statements, commits and their fsyncs never block the event loop; close() ends the thread.
+ * migrate() before use. Its writing connection runs in a thread of its own (sqlite-worker.ts),
+ * so statements, commits and their fsyncs never block the event loop, and single SELECTs run
+ * on a read-only connection in a second thread, never waiting for a commit (WAL); close()
+ * ends both.
  */
 export function createSqliteStore(path: string): SqlMailStore {
-  let thread: SqliteThread;
+  const inMemory = path === ':memory:' || path === '';
+  let writer: SqliteThread;
+  let reader: SqliteThread | undefined;
   try {
-    thread = new SqliteThread(path);
+    writer = new SqliteThread(path);
   } catch (error) {
     throw unavailable(path, error);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(thread) });
+  try {
+    // A second connection to ':memory:' would be another, empty database: the writer reads too.
+    reader = inMemory ? undefined : new SqliteThread(path, { readOnly: true });
+  } catch (error) {
+    void writer.close();
+    throw unavailable(path, error);
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(writer, reader) });
   return new SqlMailStore(db, sqliteDialect, { groupCommit: true });
 }

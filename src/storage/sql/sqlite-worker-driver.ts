@@ -76,12 +76,13 @@ export class SqliteThread {
 
   /**
    * Starts the thread and waits (blocking, once at start) until it has opened `path`, so that
-   * a database that cannot be opened fails here, synchronously, as it always has.
+   * a database that cannot be opened fails here, synchronously, as it always has. `readOnly`:
+   * a read-only connection to a database a writer thread has already opened (and set to WAL).
    */
-  constructor(path: string) {
+  constructor(path: string, options: { readOnly?: boolean } = {}) {
     const signal = new Int32Array(new SharedArrayBuffer(4));
     const init = new MessageChannel();
-    const start: WorkerStart = { path, signal, initPort: init.port2 };
+    const start: WorkerStart = { path, readOnly: options.readOnly === true, signal, initPort: init.port2 };
     this.worker = new Worker(workerUrl(), { workerData: { tempinboxSqlite: start }, transferList: [init.port2] });
     const waited = Atomics.wait(signal, 0, 0, SQLITE_OPEN_TIMEOUT_MS);
     const outcome = receiveMessageOnPort(init.port1)?.message as WorkerInit | undefined;
@@ -147,12 +148,24 @@ export class SqliteThread {
   }
 }
 
-/** Kysely's connection: every query goes to the thread. */
+/**
+ * A statement the reader may run: a plain SELECT cannot write (SQLite's WITH may lead into an
+ * INSERT, UPDATE or DELETE, so only `select …` qualifies).
+ */
+const READ_ONLY_STATEMENT = /^\s*select\s/i;
+
+/**
+ * One use of the database Kysely asked for: a transaction (it then holds the writer) or
+ * single statements (each takes the writer for itself, or goes to the reader).
+ */
 class ThreadConnection implements DatabaseConnection {
-  constructor(readonly thread: SqliteThread) {}
+  /** True while this connection holds the writer for a transaction. */
+  holdsWriter = false;
+
+  constructor(private readonly driver: ThreadDriver) {}
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.thread.query(compiledQuery.sql, compiledQuery.parameters) as Promise<QueryResult<R>>;
+    return this.driver.execute(this, compiledQuery.sql, compiledQuery.parameters) as Promise<QueryResult<R>>;
   }
 
   // eslint-disable-next-line require-yield
@@ -161,10 +174,7 @@ class ThreadConnection implements DatabaseConnection {
   }
 }
 
-/**
- * SQLite has one connection: a mutex hands it to one user at a time, as Kysely's own
- * SqliteDriver does, so a transaction's statements never interleave with anyone else's.
- */
+/** Hands SQLite's one writer connection to one user at a time, as Kysely's own SqliteDriver does. */
 class ConnectionMutex {
   private locked: Promise<void> | undefined;
   private release: (() => void) | undefined;
@@ -185,31 +195,52 @@ class ConnectionMutex {
 }
 
 /**
- * Kysely's driver on the SQLite thread. Every transaction of the store writes, so it starts
- * with BEGIN IMMEDIATE: a deferred BEGIN that reads first and then writes fails at once with
- * SQLITE_BUSY when another process wrote in between, without waiting for busy_timeout.
+ * Kysely's driver on the SQLite threads. A transaction holds the writer (mutex) from BEGIN to
+ * COMMIT/ROLLBACK, so its statements never interleave with anyone else's and every atomic
+ * store operation stays atomic. A single SELECT outside a transaction goes to the reader
+ * thread when there is one (a read-only connection: WAL lets it read the last commit while
+ * the writer writes or fsyncs), without waiting for the writer; any other single statement
+ * takes the writer for itself. Every transaction of the store writes, so it starts with BEGIN
+ * IMMEDIATE: a deferred BEGIN that reads first and then writes fails at once with SQLITE_BUSY
+ * when another process wrote in between, without waiting for busy_timeout.
  */
 class ThreadDriver implements Driver {
   private readonly mutex = new ConnectionMutex();
-  private readonly connection: ThreadConnection;
 
-  constructor(private readonly thread: SqliteThread) {
-    this.connection = new ThreadConnection(thread);
-  }
+  constructor(
+    private readonly writer: SqliteThread,
+    private readonly reader: SqliteThread | undefined,
+  ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    return new ThreadConnection(this);
+  }
+
+  /** Runs one statement where it belongs (see the class comment). */
+  async execute(connection: ThreadConnection, sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    if (connection.holdsWriter) return this.writer.query(sql, parameters);
+    if (this.reader !== undefined && READ_ONLY_STATEMENT.test(sql)) return this.reader.query(sql, parameters);
     await this.mutex.lock();
-    return this.connection;
+    try {
+      return await this.writer.query(sql, parameters);
+    } finally {
+      this.mutex.unlock();
+    }
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    await this.mutex.lock();
+    (connection as ThreadConnection).holdsWriter = true;
+    // A failed BEGIN is not rolled back by Kysely: releaseConnection frees the writer then.
+    await this.writer.query('begin immediate', []);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    // A failed COMMIT is followed by Kysely's rollbackTransaction, which frees the writer.
+    await this.writer.query('commit', []);
+    this.free(connection as ThreadConnection);
   }
 
   /**
@@ -219,25 +250,41 @@ class ThreadDriver implements Driver {
    * active", and that error would replace the one that matters: a full disk would read as a
    * bug. The thread rolls back only a transaction that is still open.
    */
-  async rollbackTransaction(): Promise<void> {
-    await this.thread.rollback();
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.writer.rollback();
+    } finally {
+      this.free(connection as ThreadConnection);
+    }
   }
 
-  async releaseConnection(): Promise<void> {
-    this.mutex.unlock();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.free(connection as ThreadConnection);
   }
 
   async destroy(): Promise<void> {
-    await this.thread.close();
+    await Promise.all([this.writer.close(), this.reader?.close()]);
+  }
+
+  private free(connection: ThreadConnection): void {
+    if (!connection.holdsWriter) return;
+    connection.holdsWriter = false;
+    this.mutex.unlock();
   }
 }
 
-/** Kysely's SQLite dialect whose one connection lives in a SqliteThread. */
+/**
+ * Kysely's SQLite dialect on a writer SqliteThread and, optionally, a read-only one for the
+ * single SELECTs (a file only: a second connection to `:memory:` is another, empty database).
+ */
 export class SqliteThreadDialect implements Dialect {
-  constructor(private readonly thread: SqliteThread) {}
+  constructor(
+    private readonly writer: SqliteThread,
+    private readonly reader?: SqliteThread,
+  ) {}
 
   createDriver(): Driver {
-    return new ThreadDriver(this.thread);
+    return new ThreadDriver(this.writer, this.reader);
   }
 
   createQueryCompiler(): QueryCompiler {

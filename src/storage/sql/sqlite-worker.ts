@@ -1,7 +1,8 @@
 /**
- * The SQLite thread (docs/architecture.md "SQLite off the event loop"): owns the store's one
- * better-sqlite3 connection and runs every statement, BEGIN/COMMIT/ROLLBACK and so every
- * fsync, so the event loop never waits for the database. sqlite-worker-driver.ts is the other
+ * A SQLite thread (docs/architecture.md "SQLite off the event loop"): the writer owns the
+ * store's one writing better-sqlite3 connection and runs its statements, BEGIN/COMMIT/ROLLBACK
+ * and so every fsync; the reader owns a read-only connection for single SELECTs. The event
+ * loop never waits for the database. sqlite-worker-driver.ts is the other
  * end. Started with workerData.tempinboxSqlite; when imported anywhere else it only exports
  * openDatabaseFile.
  *
@@ -41,6 +42,21 @@ export function openDatabaseFile(path: string): BetterSqlite3.Database {
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     // Off by default in SQLite; messages and attachments reference their parents.
     database.pragma('foreign_keys = ON');
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens a read-only connection to a database the writer has opened (so the file exists and is
+ * in WAL mode, which a read-only connection cannot set): the reader thread's.
+ */
+function openReadOnlyFile(path: string): BetterSqlite3.Database {
+  const database = new BetterSqlite3(path, { readonly: true, fileMustExist: true, timeout: SQLITE_BUSY_TIMEOUT_MS });
+  try {
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     return database;
   } catch (error) {
     database.close();
@@ -168,7 +184,7 @@ function serve(database: BetterSqlite3.Database, port: MessagePort): void {
 function start(data: WorkerStart, port: MessagePort): void {
   let database: BetterSqlite3.Database;
   try {
-    database = openDatabaseFile(data.path);
+    database = data.readOnly ? openReadOnlyFile(data.path) : openDatabaseFile(data.path);
   } catch (error) {
     data.initPort.postMessage({ ok: false, error: serializeError(error) } satisfies WorkerInit);
     Atomics.store(data.signal, 0, 1);
