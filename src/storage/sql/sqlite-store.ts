@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '../../ports/mail-store.js';
 import type { Database } from './database.js';
 import { sqliteDialect } from './dialect.js';
 import { SqlMailStore } from './sql-mail-store.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { SqliteOpenError, SqliteThread, SqliteThreadDialect } from './sqlite-worker-driver.js';
 import { openDatabaseFile } from './sqlite-worker.js';
 
@@ -32,14 +33,13 @@ export function openSqliteDatabase(path: string): BetterSqlite3.Database {
 /**
  * A MailStore on a SQLite file (or ':memory:', which lives as long as the store); call
  * migrate() before use. Its writing connection runs in a thread of its own (sqlite-worker.ts),
- * so statements, commits and their fsyncs never block the event loop, and single SELECTs run
- * on a read-only connection in a second thread, never waiting for a commit (WAL); close()
- * ends both.
+ * so statements, commits and their fsyncs never block the event loop; single SELECTs run on a
+ * read-only connection here (SqliteReader), never waiting for a commit (WAL). close() ends both.
  */
 export function createSqliteStore(path: string): SqlMailStore {
   const inMemory = path === ':memory:' || path === '';
   let writer: SqliteThread;
-  let reader: SqliteThread | undefined;
+  let reader: SqliteReader | undefined;
   try {
     writer = new SqliteThread(path);
   } catch (error) {
@@ -47,7 +47,7 @@ export function createSqliteStore(path: string): SqlMailStore {
   }
   try {
     // A second connection to ':memory:' would be another, empty database: the writer reads too.
-    reader = inMemory ? undefined : new SqliteThread(path, { readOnly: true });
+    reader = inMemory ? undefined : new SqliteReader(path);
   } catch (error) {
     void writer.close();
     throw unavailable(path, error);

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { classifySqliteFailure } from './dialect.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { SqliteThread, SqliteThreadDialect } from './sqlite-worker-driver.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tempinbox-sqlite-thread-'));
@@ -148,5 +149,36 @@ describe('SqliteThread: SQLite in a worker thread behind Kysely', () => {
     await thread.close();
     await expect(thread.query('select 1', [])).rejects.toThrow(/closed/);
     expect(() => new SqliteThread(root)).toThrow(/unable to open|directory/i);
+  });
+
+  it('answers a single SELECT from the reader with the last commit while a transaction holds the writer', async () => {
+    const path = freshPath();
+    const writer = new SqliteThread(path);
+    const db = new Kysely<Record<string, Record<string, unknown>>>({ dialect: new SqliteThreadDialect(writer, new SqliteReader(path)) });
+    try {
+      await sql`create table t (v integer)`.execute(db);
+      await db.insertInto('t').values({ v: 1 }).execute();
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const transaction = db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 2 }).execute();
+        await held;
+      });
+      // The writer is held by the open transaction: the read neither waits for it nor sees its row.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const during = await Promise.race([
+        db.selectFrom('t').select('v').orderBy('v').execute(),
+        new Promise((resolve) => setTimeout(() => resolve('waited for the writer'), 2000)),
+      ]);
+      expect(during).toEqual([{ v: 1 }]);
+      release();
+      await transaction;
+      // Committed: the next read sees it.
+      expect(await db.selectFrom('t').select('v').orderBy('v').execute()).toEqual([{ v: 1 }, { v: 2 }]);
+    } finally {
+      await db.destroy();
+    }
   });
 });

@@ -148,6 +148,12 @@ export class SqliteThread {
   }
 }
 
+/** Where single SELECTs outside a transaction go (SqliteReader, or a read-only SqliteThread). */
+export interface SqliteReadConnection {
+  query(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>>;
+  close(): Promise<void>;
+}
+
 /**
  * A statement the reader may run: a plain SELECT cannot write (SQLite's WITH may lead into an
  * INSERT, UPDATE or DELETE, so only `select …` qualifies).
@@ -197,10 +203,10 @@ class ConnectionMutex {
 /**
  * Kysely's driver on the SQLite threads. A transaction holds the writer (mutex) from BEGIN to
  * COMMIT/ROLLBACK, so its statements never interleave with anyone else's and every atomic
- * store operation stays atomic. A single SELECT outside a transaction goes to the reader
- * thread when there is one (a read-only connection: WAL lets it read the last commit while
- * the writer writes or fsyncs), without waiting for the writer; any other single statement
- * takes the writer for itself. Every transaction of the store writes, so it starts with BEGIN
+ * store operation stays atomic. A single SELECT outside a transaction goes to the reader when
+ * there is one (a read-only connection: WAL lets it read the last commit while the writer
+ * writes or fsyncs), without waiting for the writer; any other single statement takes the
+ * writer for itself. Every transaction of the store writes, so it starts with BEGIN
  * IMMEDIATE: a deferred BEGIN that reads first and then writes fails at once with SQLITE_BUSY
  * when another process wrote in between, without waiting for busy_timeout.
  */
@@ -209,7 +215,7 @@ class ThreadDriver implements Driver {
 
   constructor(
     private readonly writer: SqliteThread,
-    private readonly reader: SqliteThread | undefined,
+    private readonly reader: SqliteReadConnection | undefined,
   ) {}
 
   async init(): Promise<void> {}
@@ -274,13 +280,13 @@ class ThreadDriver implements Driver {
 }
 
 /**
- * Kysely's SQLite dialect on a writer SqliteThread and, optionally, a read-only one for the
- * single SELECTs (a file only: a second connection to `:memory:` is another, empty database).
+ * Kysely's SQLite dialect on a writer SqliteThread and, optionally, a read-only connection for
+ * the single SELECTs (a file only: a second connection to `:memory:` is another, empty database).
  */
 export class SqliteThreadDialect implements Dialect {
   constructor(
     private readonly writer: SqliteThread,
-    private readonly reader?: SqliteThread,
+    private readonly reader?: SqliteReadConnection,
   ) {}
 
   createDriver(): Driver {

@@ -1,8 +1,8 @@
 /**
  * A SQLite thread (docs/architecture.md "SQLite off the event loop"): the writer owns the
  * store's one writing better-sqlite3 connection and runs its statements, BEGIN/COMMIT/ROLLBACK
- * and so every fsync; the reader owns a read-only connection for single SELECTs. The event
- * loop never waits for the database. sqlite-worker-driver.ts is the other
+ * and so every fsync, so the event loop never waits for a commit. (Single SELECTs run on a
+ * read-only connection on the main thread, sqlite-reader.ts; readOnly threads exist for tests.) sqlite-worker-driver.ts is the other
  * end. Started with workerData.tempinboxSqlite; when imported anywhere else it only exports
  * openDatabaseFile.
  *
@@ -51,9 +51,9 @@ export function openDatabaseFile(path: string): BetterSqlite3.Database {
 
 /**
  * Opens a read-only connection to a database the writer has opened (so the file exists and is
- * in WAL mode, which a read-only connection cannot set): the reader thread's.
+ * in WAL mode, which a read-only connection cannot set): the store's reader (sqlite-reader.ts).
  */
-function openReadOnlyFile(path: string): BetterSqlite3.Database {
+export function openReadOnlyFile(path: string): BetterSqlite3.Database {
   const database = new BetterSqlite3(path, { readonly: true, fileMustExist: true, timeout: SQLITE_BUSY_TIMEOUT_MS });
   try {
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
@@ -98,7 +98,7 @@ function serializeError(error: unknown): SerializedError {
 }
 
 /** The statement for `text`, prepared once (bounded cache, oldest evicted first). */
-function statementCache(database: BetterSqlite3.Database): (text: string) => BetterSqlite3.Statement {
+export function statementCache(database: BetterSqlite3.Database): (text: string) => BetterSqlite3.Statement {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return (text) => {
     const cached = cache.get(text);
