@@ -76,13 +76,12 @@ export class SqliteThread {
 
   /**
    * Starts the thread and waits (blocking, once at start) until it has opened `path`, so that
-   * a database that cannot be opened fails here, synchronously, as it always has. `readOnly`:
-   * a read-only connection to a database a writer thread has already opened (and set to WAL).
+   * a database that cannot be opened fails here, synchronously, as it always has.
    */
-  constructor(path: string, options: { readOnly?: boolean } = {}) {
+  constructor(path: string) {
     const signal = new Int32Array(new SharedArrayBuffer(4));
     const init = new MessageChannel();
-    const start: WorkerStart = { path, readOnly: options.readOnly === true, signal, initPort: init.port2 };
+    const start: WorkerStart = { path, signal, initPort: init.port2 };
     this.worker = new Worker(workerUrl(), { workerData: { tempinboxSqlite: start }, transferList: [init.port2] });
     const waited = Atomics.wait(signal, 0, 0, SQLITE_OPEN_TIMEOUT_MS);
     const outcome = receiveMessageOnPort(init.port1)?.message as WorkerInit | undefined;
@@ -148,7 +147,7 @@ export class SqliteThread {
   }
 }
 
-/** Where single SELECTs outside a transaction go (SqliteReader, or a read-only SqliteThread). */
+/** Where single SELECTs outside a transaction go (SqliteReader). */
 export interface SqliteReadConnection {
   query(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>>;
   close(): Promise<void>;

@@ -15,8 +15,6 @@ export interface SerializedError {
 /** workerData.tempinboxSqlite: what the thread opens and how it reports that it did. */
 export interface WorkerStart {
   path: string;
-  /** Open read-only (the reader thread) instead of as the writer that sets the pragmas. */
-  readOnly: boolean;
   /** Set to 1 (and notified) once WorkerInit is posted on initPort: the main thread waits on it. */
   signal: Int32Array;
   initPort: MessagePort;

@@ -1,10 +1,9 @@
 /**
- * A SQLite thread (docs/architecture.md "SQLite off the event loop"): the writer owns the
- * store's one writing better-sqlite3 connection and runs its statements, BEGIN/COMMIT/ROLLBACK
- * and so every fsync, so the event loop never waits for a commit. (Single SELECTs run on a
- * read-only connection on the main thread, sqlite-reader.ts; readOnly threads exist for tests.) sqlite-worker-driver.ts is the other
- * end. Started with workerData.tempinboxSqlite; when imported anywhere else it only exports
- * openDatabaseFile.
+ * The SQLite writer thread (docs/architecture.md "SQLite off the event loop"): owns the store's
+ * writing better-sqlite3 connection and runs its statements, BEGIN/COMMIT/ROLLBACK and so
+ * every fsync, so the event loop never waits for a commit (single SELECTs run on a read-only
+ * connection on the main thread, sqlite-reader.ts). sqlite-worker-driver.ts is the other end.
+ * Started with workerData.tempinboxSqlite; imported anywhere else it only exports its helpers.
  *
  * Self-contained on purpose (only node: modules and better-sqlite3, type-only imports of our
  * own): under vitest and tsx the .ts file runs with Node's own type stripping, which does not
@@ -184,7 +183,7 @@ function serve(database: BetterSqlite3.Database, port: MessagePort): void {
 function start(data: WorkerStart, port: MessagePort): void {
   let database: BetterSqlite3.Database;
   try {
-    database = data.readOnly ? openReadOnlyFile(data.path) : openDatabaseFile(data.path);
+    database = openDatabaseFile(data.path);
   } catch (error) {
     data.initPort.postMessage({ ok: false, error: serializeError(error) } satisfies WorkerInit);
     Atomics.store(data.signal, 0, 1);
