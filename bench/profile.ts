@@ -2,16 +2,20 @@
  * `npx tsx bench/profile.ts [smtp-4k|smtp-100k|smtp-one|check|since|create] [seconds]`: runs one
  * load against the service started with `node --cpu-prof`, then prints where its CPU went
  * (self time by function and by package, inclusive time of the hot paths). The .cpuprofile
- * is kept for a flame graph (open it in Chrome DevTools or speedscope).
+ * is kept for a flame graph (open it in Chrome DevTools or speedscope). It also prints the
+ * server's CPU per message or request (all threads, and the main thread alone) and the event
+ * loop's delay during the load (bench/loop-probe.ts, preloaded into the service).
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkInbox, createInbox } from './api-client.js';
 import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL } from './bench-db.js';
 import { summariseProfile } from './cpu-profile-summary.js';
 import { runHttpLoad } from './http-load.js';
-import { ensureBuilt, startService } from './service-process.js';
+import { cpuSeconds } from './process-stats.js';
+import { ensureBuilt, ROOT, startService } from './service-process.js';
 import { buildMessage, sendOne } from './smtp-client.js';
 import { findSmtpSource, runSmtpSource } from './smtp-source.js';
 
@@ -19,14 +23,27 @@ const load = process.argv[2] ?? 'smtp-4k';
 const seconds = Number(process.argv[3] ?? 8);
 ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'tempinbox-profile-'));
-const service = await startService(`sqlite:${join(dir, 'tempinbox.db')}`, {}, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const probeOut = join(dir, 'probe.jsonl');
+const service = await startService(`sqlite:${join(dir, 'tempinbox.db')}`, { BENCH_PROBE_OUT: probeOut }, undefined, [
+  '--cpu-prof',
+  `--cpu-prof-dir=${dir}`,
+  '--import',
+  join(ROOT, 'bench', 'loop-probe.ts'),
+]);
 const db = openSqliteBenchDb(join(dir, 'tempinbox.db'));
+/** Work items the load completed (messages or requests), for the per-item CPU figures. */
+let items = 0;
+let serverCpu = 0;
+/** Marks the start or the end of the measured load in the probe's output. */
+const mark = () => process.kill(service.pid, 'SIGUSR2');
 try {
   if (load.startsWith('smtp')) {
     const size = load === 'smtp-100k' ? 102_400 : 4096;
     const one = load === 'smtp-one';
     const messages = Math.round(seconds * (size > 4096 ? 60 : 400));
     await db.ensureRecipients(messages);
+    const cpuBefore = cpuSeconds(service.pid);
+    mark();
     const result = await runSmtpSource(findSmtpSource(), {
       port: service.smtpPort,
       sessions: one ? 500 : 10,
@@ -35,6 +52,9 @@ try {
       keepConnection: !one,
       recipient: `${RECIPIENT_LOCAL}@${DOMAIN}`,
     });
+    mark();
+    serverCpu = cpuSeconds(service.pid) - cpuBefore;
+    items = messages;
     console.log(`${messages} messages in ${result.seconds.toFixed(1)} s (${(messages / result.seconds).toFixed(0)} msg/s)`);
   } else {
     const inbox = await createInbox(service.baseUrl);
@@ -44,16 +64,41 @@ try {
       load === 'create'
         ? `${service.baseUrl}/api/create`
         : `${service.baseUrl}/api/check/${inbox.username}${load === 'since' ? `?since=${newest}` : ''}`;
+    const cpuBefore = cpuSeconds(service.pid);
+    mark();
     const result = await runHttpLoad({ url, connections: 10, seconds, headers: load === 'create' ? {} : { cookie: inbox.cookie } });
+    mark();
+    serverCpu = cpuSeconds(service.pid) - cpuBefore;
+    items = Math.round(result.rps * seconds);
     console.log(`${result.rps.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, failures ${result.failures}`);
   }
 } finally {
   await db.close();
   await service.server.stop();
 }
-const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+// The signals are handled asynchronously: wait for the probe's two lines.
+for (let i = 0; i < 50 && !(existsSync(probeOut) && readFileSync(probeOut, 'utf8').split('\n').length > 2); i += 1) await new Promise((done) => setTimeout(done, 100));
+const probe = readFileSync(probeOut, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ProbeLine);
+const during = probe[1];
+if (during !== undefined) {
+  const us = (ms: number) => `${((ms * 1000) / Math.max(items, 1)).toFixed(0)} µs`;
+  const d = during.loopDelayMs;
+  console.log(
+    `server CPU per item (all threads) ${((serverCpu * 1e6) / Math.max(items, 1)).toFixed(0)} µs; main thread ${us(during.mainThreadCpuMs)} ` +
+      `(${((during.mainThreadCpuMs / during.wallMs) * 100).toFixed(0)} % of the wall time busy); ` +
+      `event-loop delay p50/p99/max ${d.p50.toFixed(1)}/${d.p99.toFixed(1)}/${d.max.toFixed(1)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  );
+}
+// The main thread's profile (thread id 0 in the file name: CPU.<date>.<time>.<pid>.<tid>.<n>.cpuprofile); workers write their own.
+const file = readdirSync(dir).find((name) => /\.cpuprofile$/.test(name) && name.split('.')[4] === '0');
 if (file === undefined) throw new Error('no profile written');
-const summary = summariseProfile(join(dir, file), 25, ['parseMail', 'PostalMime', 'insertMessageCopies', 'sanitize', 'htmlToPlainText', 'smtp-server', 'kysely', 'pino', 'fastify', 'checkInboxHandler', 'findSession']);
+/** One line of bench/loop-probe.ts. */
+interface ProbeLine {
+  wallMs: number;
+  mainThreadCpuMs: number;
+  loopDelayMs: { p50: number; p99: number; max: number };
+}
+const summary = summariseProfile(join(dir, file), 25, ['parseMail', 'PostalMime', 'insertMessageCopies', 'sanitize', 'htmlToPlainText', 'smtp-server', 'kysely', 'pino', 'fastify', 'checkInboxHandler', 'findSession', 'executeQuery', 'writeUtf8String']);
 const pct = (share: number) => `${(share * 100).toFixed(1).padStart(5)} %`;
 console.log(`\nprofile: ${join(dir, file)}\n\nself time by place:`);
 for (const row of summary.places) console.log(`${pct(row.share)}  ${row.name}`);

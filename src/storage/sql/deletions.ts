@@ -70,9 +70,10 @@ export async function deleteInboxesWithMessages(
 
 /**
  * Messages deleted in one transaction at most. A sweep batch of 500 inboxes can hold tens of
- * thousands of messages; deleting them in one transaction held SQLite's one connection (and,
- * better-sqlite3 being synchronous, the event loop) for 80–140 ms per 5,000 messages, and
- * polls queued behind it for up to 700 ms. ~1,000 messages keep each step near 20 ms.
+ * thousands of messages; deleting them in one transaction held SQLite's one connection (then
+ * on the event loop) for 80–140 ms per 5,000 messages, and polls queued behind it for up to
+ * 700 ms. ~1,000 messages keep each step near 20 ms, so deliveries waiting for the writer
+ * thread are not held long either.
  */
 export const SWEEP_MESSAGES_PER_TRANSACTION = 1000;
 

@@ -1,6 +1,6 @@
 /**
- * Most items in one group: bounds how long one commit holds the writer (and the event loop,
- * since better-sqlite3 is synchronous) while still amortising the fsync under load.
+ * Most items in one group: bounds how long one commit holds the writer (SQLite's writer
+ * thread: other transactions wait for it) while still amortising the fsync under load.
  */
 export const GROUP_COMMIT_MAX_ITEMS = 64;
 
