@@ -5,7 +5,7 @@ import type { Reporter, TestModule } from 'vitest/node';
  * when no test executed at all, so an empty suite can never pass silently.
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown> = []): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -27,6 +27,8 @@ export default class SummaryReporter implements Reporter {
       if (failedSuites > 0) failed += failedSuites;
       else if (module.state() === 'failed' && failedTests === 0) failed += 1;
     }
+    // An unhandled error fails vitest's run even when every test passed: count each one too.
+    failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
     if (passed + failed === 0) {
       process.stdout.write('no test ran: failing the run\n');
