@@ -91,7 +91,7 @@ export function planSettings(config: Config): PlanSettings {
 
 /**
  * The store and the fair-use counters. On PostgreSQL both live in the one database, so every
- * node shares them (contract §5); SQLite serves one node, whose counters stay in memory.
+ * node shares them (docs/scaling.md); SQLite serves one node, whose counters stay in memory.
  */
 function openBackend(
   config: Config,

@@ -6,7 +6,7 @@ import { StartupError } from './config/startup-error.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
 import { createLogger } from './observability/logger.js';
 
-/** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (contract §1). */
+/** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (README.md "Quick start": SIGTERM drains). */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** The `tempinbox` command line (`serve` is what `npm start` runs). */

@@ -12,7 +12,7 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe('configuration', () => {
-  it('has the defaults of contract §1', () => {
+  it('has the defaults of docs/configuration.md', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 8080,

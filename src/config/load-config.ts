@@ -8,7 +8,7 @@ export interface ConfigProblem {
   expected: string;
 }
 
-/** Formats a problem as the single line contract §1 asks for. */
+/** Formats a problem as the single line docs/configuration.md asks for. */
 export function formatConfigProblem(problem: ConfigProblem): string {
   return `invalid configuration: ${problem.env}=${JSON.stringify(problem.value)}: expected ${problem.expected}`;
 }

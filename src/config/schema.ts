@@ -142,7 +142,7 @@ const MAX_DNS_TIMEOUT_MS = 30_000;
 /** PostgreSQL's own default max_connections is 100; a pool beyond this is a typo. */
 const MAX_POOL_SIZE = 1000;
 
-/** Every variable, in the order of contract §1. */
+/** Every variable, in the order of docs/configuration.md. */
 export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'PORT', key: 'port', defaultText: '8080', help: 'HTTP port (0 = pick a free one)', parse: integer(0, 65535) },
   { env: 'HOST', key: 'host', defaultText: '0.0.0.0', help: 'bind address of both listeners', parse: text },

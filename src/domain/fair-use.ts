@@ -1,7 +1,7 @@
 import { clientKey, clientNetwork } from './client-key.js';
 
 /**
- * Fair-use limits (contract §2 "Fair use"; defaults documented in docs/api.md). Each rule is
+ * Fair-use limits (docs/api.md "Fair use"; defaults documented in docs/api.md). Each rule is
  * a named budget per key per window; the numbers are chosen so that a person or a CI job
  * polling every second never meets them, while a script hammering a public node does.
  */

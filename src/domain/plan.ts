@@ -59,7 +59,7 @@ export function fitsCaps(usage: { messages: number; bytes: number }, size: numbe
   return usage.messages + 1 <= caps.maxMessages && usage.bytes + size <= caps.maxBytes;
 }
 
-/** An inbox is active while now < expires_at (contract §4). */
+/** An inbox is active while now < expires_at (docs/api.md "Expiry"). */
 export function isInboxActive(expiresAt: Date, now: Date): boolean {
   return now.getTime() < expiresAt.getTime();
 }

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 
-/** Shortest and longest username (contract §2 "Usernames"). */
+/** Shortest and longest username (docs/api.md "Usernames"). */
 export const USERNAME_MIN_LENGTH = 3;
 export const USERNAME_MAX_LENGTH = 32;
 /** Length of generated usernames: 10 chars of [a-z][a-z0-9]{9} give ~2^51 names. */

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../domain/errors.js';
 
 /**
- * HTTP status of every catalog code (contract §2 "Errors"). Exhaustive: a new code in
+ * HTTP status of every catalog code (docs/api.md "Errors"). Exhaustive: a new code in
  * domain/errors.ts does not compile until it has a status here.
  */
 export const HTTP_STATUS: Record<ErrorCode, number> = {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_LIFETIME_SECONDS } from '../services/session-service.js';
 
-/** Cookie name fixed by contract §2. */
+/** Cookie name fixed by docs/api.md. */
 export const SESSION_COOKIE = 'tempinbox_session';
 
 /** Reads the session cookie value (validated later by SessionService). */

@@ -7,7 +7,7 @@ import { FlexibleRateLimiter } from './flexible-rate-limiter.js';
  * Fair-use counters in the shared PostgreSQL database (rate-limiter-flexible's
  * RateLimiterPostgres: one atomic INSERT … ON CONFLICT DO UPDATE per hit), so every node
  * counts against the same budget and N nodes do not give a client N times its quota
- * (contract §5). `tableName` is the table the migrations made (RATE_LIMIT_TABLE). When the
+ * (docs/scaling.md). `tableName` is the table the migrations made (RATE_LIMIT_TABLE). When the
  * database is unreachable a check fails as StoreUnavailableError (503 unavailable), never
  * as a 500 and never by letting the request through uncounted.
  */

@@ -51,7 +51,7 @@ export function assertCheckRequest(request: CheckRequest): void {
 export class InboxService {
   constructor(private readonly deps: InboxServiceDeps) {}
 
-  /** GET /api/create: the free/premium rules of contract §2. `clientAddress` keys fair use. */
+  /** GET /api/create: the free/premium rules of docs/api.md. `clientAddress` keys fair use. */
   async create(session: Session, request: { username?: string; domain?: string }, clientAddress: string): Promise<CreateResult> {
     const { store, clock } = this.deps;
     const now = clock.now();

@@ -8,7 +8,7 @@ import type { License, LicenseUsage, Session } from '../domain/types.js';
 import type { MailStore } from '../ports/mail-store.js';
 import type { FairUseService } from './fair-use-service.js';
 
-/** A license is good for 5 devices (sessions) unless minted otherwise (contract §2). */
+/** A license is good for 5 devices (sessions) unless minted otherwise (docs/api.md). */
 export const DEFAULT_MAX_SESSIONS = 5;
 /** Default validity of a minted license. */
 export const DEFAULT_LICENSE_DAYS = 30;

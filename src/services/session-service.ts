@@ -3,7 +3,7 @@ import { hashSecret, newId, newSessionToken, SESSION_TOKEN_PATTERN } from '../do
 import type { Session } from '../domain/types.js';
 import type { MailStore } from '../ports/mail-store.js';
 
-/** A session cookie lives 30 days from its last use (contract §2 "Session cookie"). */
+/** A session cookie lives 30 days from its last use (docs/api.md "Session cookie"). */
 export const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
 /**
  * Renewal is written to storage at most once an hour per session, so that polling every

@@ -28,7 +28,7 @@ describe('SMTP reply table', () => {
     ['invalid_request', '501 5.1.3'],
     ['username_invalid', '501 5.1.3'],
   ];
-  it.each(contract)('%s is answered %s (contract §3)', (code, wire) => {
+  it.each(contract)('%s is answered %s (docs/api.md "SMTP")', (code, wire) => {
     expect(formatReply(SMTP_REPLIES[code])).toMatch(new RegExp(`^${wire} `));
   });
 

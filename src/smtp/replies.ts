@@ -9,7 +9,7 @@ export interface SmtpReply {
 }
 
 /**
- * The SMTP answer to every catalog code (style.md principle 4). The text is fixed here, never
+ * The SMTP answer to every catalog code (docs/architecture.md). The text is fixed here, never
  * taken from the error, so nothing internal reaches the wire. 5xx tells the sending MTA to
  * bounce, 4xx to queue and retry: a code we are unsure about must be 4xx, never lose mail.
  */
@@ -45,7 +45,7 @@ export const SMTP_REPLIES: Record<ErrorCode, SmtpReply> = {
   license_session_limit: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
   // Not raised over SMTP (license redeem is HTTP only); our bug if seen: retry later.
   license_expired: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
-  // Expired inboxes are gone for good (contract §4 "SMTP 550"): same answer as unknown, so
+  // Expired inboxes are gone for good (docs/api.md "Expiry": SMTP 550): same answer as unknown, so
   // the reply does not reveal that the address once existed.
   inbox_expired: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },
   // Over MAX_MESSAGE_BYTES: 552 exceeded storage allocation with X.3.4 "message too big for

@@ -24,7 +24,7 @@ import { logLevelFor, replyForDataError, replyForError, type SmtpReply } from '.
 import { traceHeaders } from './trace-headers.js';
 /**
  * On close, how long open transactions may finish before they get `421 Server shutting
- * down`: half the 10 s stop budget of contract §1, leaving time to close the database.
+ * down`: half the 10 s stop budget (docs/api.md), leaving time to close the database.
  */
 export const CLOSE_TIMEOUT_MS = 5_000;
 
@@ -76,7 +76,7 @@ type ReplyError = Error & { responseCode: number };
 const ENHANCED_CODE_PREFIX = /^[245]\.\d{1,3}\.\d{1,3} /;
 
 /**
- * The inbound MX (contract §3) on smtp-server: decides each RCPT TO through the delivery
+ * The inbound MX (docs/api.md "SMTP") on smtp-server: decides each RCPT TO through the delivery
  * use case, and answers 250 to DATA only once the message is committed.
  */
 export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
@@ -158,7 +158,7 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
   const server = new SMTPServer({
     name: serverName,
     banner: BANNER,
-    // Inbound MX only (contract §3): nobody logs in, nothing is relayed.
+    // Inbound MX only (docs/api.md "SMTP"): nobody logs in, nothing is relayed.
     disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     authOptional: true,
     key: options.tls?.key,

@@ -12,7 +12,7 @@ import { describeMessagePageContract } from './message-page-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
 
 /**
- * The one contract every MailStore passes (style.md principle 1: one port, one suite, every
+ * The one contract every MailStore passes (docs/architecture.md: one port, one suite, every
  * backend). Each test gets a fresh, migrated store from `makeStore` and closes it afterwards.
  */
 export function runMailStoreContract(name: string, makeStore: () => Promise<MailStore>, makeEvents: EventPairFactory = inProcessEvents): void {

@@ -13,7 +13,7 @@ function expectError(response: ClientResponse, status: number, code: string): vo
   expect(response.text).not.toMatch(/\bat .*\.js:\d+/); // no stack trace
 }
 
-/** Every error code of contract §2 provoked against the started program (unavailable: see http-outage test). */
+/** Every error code of docs/api.md provoked against the started program (unavailable: see http-outage test). */
 describe('error codes end to end', () => {
   let server: ServerProcess;
   const data = tempDataDir();

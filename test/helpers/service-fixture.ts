@@ -15,7 +15,7 @@ import { SweepService } from '../../src/services/sweep-service.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 import type { ParsedMail } from '../../src/domain/types.js';
 
-/** Plan numbers of contract §1 defaults. */
+/** Plan numbers of docs/api.md defaults. */
 export const DEFAULT_PLAN: PlanSettings = {
   freeTtlSeconds: 1800,
   premiumTtlSeconds: 2_592_000,

@@ -7,7 +7,7 @@ import { ERROR_CODES } from '../../src/domain/errors.js';
 import { HTTP_STATUS } from '../../src/http/error-map.js';
 
 /**
- * The documentation is checked against the code it describes (style.md principles 3 and 13):
+ * The documentation is checked against the code it describes (docs/architecture.md):
  * the error catalog, the generated configuration table and the route table.
  */
 

@@ -7,7 +7,7 @@ import { playSession, type ScriptStep } from '../helpers/smtp-script.js';
 import { splitTrace, type ExpectedTrace } from '../helpers/trace-headers.js';
 
 /**
- * Contract §3 as scripts (style.md principle 5): each test plays (command → expected reply)
+ * docs/api.md "SMTP" as scripts: each test plays (command → expected reply)
  * against the real listener on port 0, over a real DeliveryService and the memory store.
  */
 

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../../domain/errors.js';
 
-/** The one error shape of every failure (contract §2 "Errors"). */
+/** The one error shape of every failure (docs/api.md "Errors"). */
 export const ErrorResponse = Type.Object(
   {
     success: Type.Literal(false),

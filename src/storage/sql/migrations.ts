@@ -20,7 +20,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
 /**
- * Fair-use counters shared by every node (contract §5): the layout rate-limiter-flexible's
+ * Fair-use counters shared by every node (docs/scaling.md): the layout rate-limiter-flexible's
  * RateLimiterPostgres reads and writes. Made here rather than by the library at start, where
  * several nodes issuing CREATE TABLE at once race. Ephemeral (UNLOGGED on PostgreSQL): a
  * counter lost in a crash only hands a client a fresh window, and skipping the WAL keeps the
