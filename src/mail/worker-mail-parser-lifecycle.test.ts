@@ -129,6 +129,25 @@ describe('createWorkerMailParser lifecycle', () => {
     expect(inlineParses.count).toBe(0);
   }, 60_000);
 
+  it('bounds the queue by raw bytes too: small messages keep coming while large ones would pass the budget', async () => {
+    const busy = message('busy', 'slow-1500');
+    // Room for the busy message and one more of its size, not two more.
+    const { parse } = poisonPool({ maxQueued: 100, maxQueuedBytes: busy.byteLength * 2 + 10, deadlineMs: 60_000 });
+    const running = parse(busy, CONTEXT);
+    const second = parse(message('second'), CONTEXT);
+    const refused = await parse(message('third'), CONTEXT).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isAppError(refused) && refused.code).toBe('unavailable');
+    expect((await running).subject).toBe('busy');
+    expect((await second).subject).toBe('second');
+    // Drained: a message alone always goes, whatever its size against the budget.
+    const { parse: tiny } = poisonPool({ maxQueuedBytes: 1, deadlineMs: 60_000 });
+    expect((await tiny(message('alone'), CONTEXT)).subject).toBe('alone');
+    expect(inlineParses.count).toBe(0);
+  }, 60_000);
+
   it('keeps the deadline: a stuck parse is abandoned with the fallback and its worker replaced', async () => {
     // Two warm threads, so that `next` neither queues behind `stuck` nor waits for a start.
     const { parse, errors } = poisonPool({ threads: 2, deadlineMs: 8000 });
