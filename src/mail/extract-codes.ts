@@ -118,8 +118,11 @@ function negativeAfter(line: Line, end: number): boolean {
 }
 
 /** How likely the token at `start`–`end` of line `index` is a code; 0 when it is not one. */
-function contextScore(lines: Line[], index: number, start: number, end: number, shape: CodeShape): number {
-  const line = lines[index];
+/** The analysed line at an index (undefined past either end), analysed only when first asked for. */
+type LineAt = (index: number) => Line | undefined;
+
+function contextScore(lines: LineAt, index: number, start: number, end: number, shape: CodeShape): number {
+  const line = lines(index);
   if (line === undefined || negativeBefore(line, start) || negativeAfter(line, end)) return 0;
 
   const before = line.keywords.findLast((span) => span.end <= start);
@@ -139,13 +142,18 @@ function contextScore(lines: Line[], index: number, start: number, end: number, 
   if (line.firstWordChar < start || line.lastWordChar >= end) return 0;
   let seen = 0;
   for (let above = index - 1; above >= Math.max(0, index - LINES_APART) && seen < LINES_ABOVE; above -= 1) {
-    const candidate = lines[above];
+    const candidate = lines(above);
     if (candidate === undefined || candidate.firstWordChar === -1) continue;
     seen += 1;
     if (negativeBefore(candidate, candidate.text.length)) return 0;
     if (candidate.keywords.length > 0) return 2 - (seen - 1) / 2;
   }
-  const below = lines.slice(index + 1, index + 1 + LINES_APART).find((next) => next.firstWordChar !== -1);
+  let below: Line | undefined;
+  for (let next = index + 1; next <= index + LINES_APART && below === undefined; next += 1) {
+    const candidate = lines(next);
+    if (candidate === undefined) break;
+    if (candidate.firstWordChar !== -1) below = candidate;
+  }
   const belowKeyword = below?.keywords[0];
   return below !== undefined && belowKeyword !== undefined && !negativeBefore(below, belowKeyword.start) ? 1 : 0;
 }
@@ -157,8 +165,10 @@ function asciiDigitsAndLetters(text: string): string {
 
 /** URLs and addresses go first: digits inside them are never codes. */
 function withoutLinks(text: string): string {
-  return text
-    .replace(/\b(?:https?:\/\/|www\.)[^\s<>"'\])]+/giu, ' ')
+  const noUrls = text.replace(/\b(?:https?:\/\/|www\.)[^\s<>"'\])]+/giu, ' ');
+  // The address pattern tries every position; without an @ there is nothing for it to find.
+  if (!noUrls.includes('@')) return noUrls;
+  return noUrls
     // Local part bounded as in RFC 5321 §4.5.3.1.1 (64): unbounded, a run of digits without
     // an "@" would be rescanned from every position (quadratic).
     .replace(/(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}.-]{1,253}/gu, ' ');
@@ -175,17 +185,25 @@ const SHAPE_BONUS = (code: string): number => (/^\d{6}$/.test(code) ? 0.2 : code
  */
 export function extractCodes(subject: string, text: string): string[] {
   const input = withoutLinks(asciiDigitsAndLetters(`${subject}\n${text}`.slice(0, MAX_CODE_SCAN_CHARS)));
-  const lines = input.split(/\r\n|\r|\n/).map(analyse);
+  const texts = input.split(/\r\n|\r|\n/);
+  // Keyword and negative-word matching is most of the work, and only the lines around a
+  // candidate are ever looked at: analyse those, once each (a 4 KB newsletter full of numbers
+  // went from ~500 to ~300 µs).
+  const analysed: Array<Line | undefined> = [];
+  const lines: LineAt = (index) => {
+    const lineText = texts[index];
+    return lineText === undefined ? undefined : (analysed[index] ??= analyse(lineText));
+  };
   const found = new Map<string, Found>();
   let examined = 0;
-  scan: for (const [index, line] of lines.entries()) {
-    for (const match of line.text.matchAll(CANDIDATE)) {
+  scan: for (const [index, lineText] of texts.entries()) {
+    for (const match of lineText.matchAll(CANDIDATE)) {
       examined += 1;
       if (examined > MAX_CODE_CANDIDATES) break scan;
       const start = match.index;
       const end = start + match[0].length;
       const shape = codeShape(match[0]);
-      if (shape === null || isPartOfOtherNumber(line.text, start, end)) continue;
+      if (shape === null || isPartOfOtherNumber(lineText, start, end)) continue;
       const score = contextScore(lines, index, start, end, shape);
       if (score <= 0) continue;
       const total = score + SHAPE_BONUS(shape.code);
