@@ -125,6 +125,17 @@ describe('extractCodes: bounded and deterministic on hostile input', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it('takes the one strong candidate of a body whose subject announces the code', () => {
+    // Seen by hand in the web app: the subject says "code", the body only "Use … to sign in".
+    expect(extractCodes('Your sign-in code', 'Use 739201 to sign in. Visit https://example.org/help for help.')).toEqual(['739201']);
+    expect(extractCodes('Dein Anmeldecode', 'Mit AB7K9Q meldest du dich an.')).toEqual(['AB7K9Q']);
+    // Not when the subject says nothing, when two candidates compete, or a negative word vetoes it.
+    expect(extractCodes('Welcome', 'Use 739201 to sign in.')).toEqual([]);
+    expect(extractCodes('Your sign-in code', 'Use 739201 or 552190 to sign in.')).toEqual([]);
+    expect(extractCodes('Your sign-in code', 'Order 55512345 has shipped.')).toEqual([]);
+    expect(extractCodes('Your code', 'Call us on 0800 555 0199 any time.')).toEqual([]);
+  });
+
   it('gives the same answer every time', () => {
     const text = 'Your code: 482913\nBackup code: 5521-0932';
     expect(extractCodes('s', text)).toEqual(extractCodes('s', text));

@@ -174,6 +174,9 @@ function withoutLinks(text: string): string {
     .replace(/(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}.-]{1,253}/gu, ' ');
 }
 
+/** A code the subject alone may vouch for: six to eight digits, or letters and digits mixed. */
+const SUBJECT_ONLY_SHAPE = /^(?:\d{6,8}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{5,12})$/;
+
 const SHAPE_BONUS = (code: string): number => (/^\d{6}$/.test(code) ? 0.2 : code.length <= 4 ? -0.2 : 0);
 
 /**
@@ -195,6 +198,11 @@ export function extractCodes(subject: string, text: string): string[] {
     return lineText === undefined ? undefined : (analysed[index] ??= analyse(lineText));
   };
   const found = new Map<string, Found>();
+  // "Subject: Your sign-in code" over "Use 739201 to sign in.": the subject announces the code
+  // the body gives without a keyword. Taken only when nothing else was found and the body has
+  // exactly one such strong candidate (SUBJECT_ONLY_SHAPE), none vetoed by a negative word.
+  const subjectAnnounces = (lines(0)?.keywords.length ?? 0) > 0 && (lines(0)?.negatives.length ?? 0) === 0;
+  const announced = new Set<string>();
   let examined = 0;
   scan: for (const [index, lineText] of texts.entries()) {
     for (const match of lineText.matchAll(CANDIDATE)) {
@@ -205,7 +213,13 @@ export function extractCodes(subject: string, text: string): string[] {
       const shape = codeShape(match[0]);
       if (shape === null || isPartOfOtherNumber(lineText, start, end)) continue;
       const score = contextScore(lines, index, start, end, shape);
-      if (score <= 0) continue;
+      if (score <= 0) {
+        const line = lines(index);
+        if (subjectAnnounces && index > 0 && line !== undefined && SUBJECT_ONLY_SHAPE.test(shape.code) && !negativeBefore(line, start) && !negativeAfter(line, end)) {
+          announced.add(shape.code);
+        }
+        continue;
+      }
       const total = score + SHAPE_BONUS(shape.code);
       const previous = found.get(shape.code);
       if (previous === undefined || previous.score < total) {
@@ -213,6 +227,7 @@ export function extractCodes(subject: string, text: string): string[] {
       }
     }
   }
+  if (found.size === 0 && announced.size === 1) return [...announced];
   return [...found.values()]
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, MAX_CODES)
