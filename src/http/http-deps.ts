@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { CHECK_PER_ADDRESS, CHECK_PER_SESSION } from '../domain/fair-use.js';
 import type { Session } from '../domain/types.js';
 import type { RateDecision } from '../ports/rate-limiter.js';
 import type { FairUseService } from '../services/fair-use-service.js';
@@ -52,4 +53,18 @@ export function setRateHeaders(reply: FastifyReply, report: RateDecision | null)
   reply.header('RateLimit-Limit', String(report.limit));
   reply.header('RateLimit-Remaining', String(Math.max(0, report.remaining)));
   reply.header('RateLimit-Reset', String(Math.max(0, Math.ceil(report.resetSeconds))));
+}
+
+/**
+ * Counts one poll (a check, or the opening of an event stream) against the session's and the
+ * client's poll budgets (docs/api.md "Fair use and limits") and sets the RateLimit headers.
+ */
+export async function consumePollBudget(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, sessionId: string): Promise<void> {
+  setRateHeaders(
+    reply,
+    await deps.fairUse.consume([
+      [CHECK_PER_SESSION, sessionId],
+      [CHECK_PER_ADDRESS, request.ip],
+    ]),
+  );
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
-import { CHECK_PER_ADDRESS, CHECK_PER_SESSION, CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
-import { requireSession, setRateHeaders, type HttpDeps } from '../http-deps.js';
+import { CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
+import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
 import { checkJsonWriter, presentInbox, presentInboxSummary } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { readSessionToken, setSessionCookie } from '../session-cookie.js';
@@ -30,13 +30,7 @@ export function createInboxHandler(deps: HttpDeps) {
 export function checkInboxHandler(deps: HttpDeps) {
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);
-    setRateHeaders(
-      reply,
-      await deps.fairUse.consume([
-        [CHECK_PER_SESSION, session.id],
-        [CHECK_PER_ADDRESS, request.ip],
-      ]),
-    );
+    await consumePollBudget(deps, request, reply, session.id);
     const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
     const writer = checkJsonWriter();
     const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };

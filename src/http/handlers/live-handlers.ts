@@ -1,10 +1,9 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
-import { CHECK_PER_ADDRESS, CHECK_PER_SESSION } from '../../domain/fair-use.js';
 import { isId } from '../../domain/ids.js';
 import { STREAM_PING_MS } from '../../domain/live-limits.js';
-import { requireSession, setRateHeaders, type HttpDeps } from '../http-deps.js';
+import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
 import { presentMessage } from '../presenters.js';
 import type { EventsQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { boundedWriter, SSE_PING, sseEvent } from '../sse-writer.js';
@@ -21,13 +20,7 @@ const STREAM_BODY_HIGH_WATER = 256 * 1024;
 export function inboxEventsHandler(deps: HttpDeps) {
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: EventsQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);
-    setRateHeaders(
-      reply,
-      await deps.fairUse.consume([
-        [CHECK_PER_SESSION, session.id],
-        [CHECK_PER_ADDRESS, request.ip],
-      ]),
-    );
+    await consumePollBudget(deps, request, reply, session.id);
     const header = request.headers['last-event-id'];
     const since = (typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined) ?? request.query.since;
     if (since !== undefined && !isId(since)) throw new AppError('invalid_request', 'Last-Event-ID and since must be a message id.');
