@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAppError } from '../domain/errors.js';
 import type { ClosableMailParser } from '../ports/mail-parser.js';
 import { createWorkerMailParser, type WorkerMailParserOptions } from './worker-mail-parser.js';
+import { poisonTestMessage } from '../../test/helpers/poison-message.js';
 
 /** Every parse the main thread runs with the full MIME parser (none is allowed here). */
 const inlineParses = vi.hoisted(() => ({ count: 0 }));
@@ -27,27 +28,7 @@ const encoder = new TextEncoder();
 
 /** A message with one attachment: a full parse lists it, the header-only fallback does not. */
 function message(subject: string, poison?: string): Uint8Array {
-  return encoder.encode(
-    [
-      'From: a@example.org',
-      `Subject: ${subject}`,
-      ...(poison === undefined ? [] : [`X-Test-Poison: ${poison}`]),
-      'Content-Type: multipart/mixed; boundary=b',
-      '',
-      '--b',
-      'Content-Type: text/plain',
-      '',
-      `body of ${subject}`,
-      '--b',
-      'Content-Type: application/octet-stream; name=a.bin',
-      'Content-Disposition: attachment; filename=a.bin',
-      'Content-Transfer-Encoding: base64',
-      '',
-      'AAECAw==',
-      '--b--',
-      '',
-    ].join('\r\n'),
-  );
+  return encoder.encode(poisonTestMessage(subject, { poison }));
 }
 
 /** OS threads of this process (Linux): each worker thread is one. */

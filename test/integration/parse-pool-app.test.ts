@@ -6,34 +6,14 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
+import { poisonTestMessage } from '../helpers/poison-message.js';
 
 const POISON_WORKER = new URL('../fixtures/workers/poison-parse-worker.ts', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'tempinbox-parse-pool-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A message with one attachment; `poison` makes the test worker fail on it. */
 function rawMessage(to: string, subject: string, poison?: string): string {
-  return [
-    'From: Sender <sender@example.org>',
-    `To: ${to}`,
-    `Subject: ${subject}`,
-    ...(poison === undefined ? [] : [`X-Test-Poison: ${poison}`]),
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary=b',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    `body of ${subject}`,
-    '--b',
-    'Content-Type: application/octet-stream; name=a.bin',
-    'Content-Disposition: attachment; filename=a.bin',
-    'Content-Transfer-Encoding: base64',
-    '',
-    'AAECAw==',
-    '--b--',
-    '',
-  ].join('\r\n');
+  return poisonTestMessage(subject, { to, poison });
 }
 
 /** OS threads of this process (Linux): each worker thread is one. */
