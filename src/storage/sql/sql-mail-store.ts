@@ -79,13 +79,16 @@ export class SqlMailStore implements MailStore {
    * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
    * one writer commits them one after another anyway, each with its own fsync). PostgreSQL
    * commits concurrent transactions in parallel over its pool and has no use for it.
+   * `writeMessageGroup`: how such a group is written when not through Kysely (SQLite: in one
+   * hop to its writer thread, sqlite-delivery.ts); it must do what insertMessageGroup does.
    */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
-    options: { groupCommit?: boolean } = {},
+    options: { groupCommit?: boolean; writeMessageGroup?: (group: readonly MessageDelivery[]) => Promise<Map<string, InsertOutcome>[]> } = {},
   ) {
-    this.messageQueue = options.groupCommit === true ? new GroupCommitQueue((group) => insertMessageGroup(db, dialect, group)) : undefined;
+    const writeGroup = options.writeMessageGroup ?? ((group: readonly MessageDelivery[]) => insertMessageGroup(db, dialect, group));
+    this.messageQueue = options.groupCommit === true ? new GroupCommitQueue(writeGroup) : undefined;
   }
 
   migrate(): Promise<void> {

@@ -53,5 +53,6 @@ export function createSqliteStore(path: string): SqlMailStore {
     throw unavailable(path, error);
   }
   const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(writer, reader) });
-  return new SqlMailStore(db, sqliteDialect, { groupCommit: true });
+  // Deliveries go to the writer thread in one message per group (sqlite-delivery.ts).
+  return new SqlMailStore(db, sqliteDialect, { groupCommit: true, writeMessageGroup: (group) => writer.deliver(group) });
 }

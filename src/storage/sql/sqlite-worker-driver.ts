@@ -13,6 +13,8 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import type { MessageDelivery } from './message-writes.js';
+import { toWireDeliveries, type WireOutcomes } from './sqlite-delivery.js';
 import type { SerializedError, WorkerInit, WorkerReply, WorkerRequest, WorkerStart } from './sqlite-worker-protocol.js';
 
 /**
@@ -69,6 +71,12 @@ interface Pending {
  * holds a CLI command open; close() ends it.
  */
 export class SqliteThread {
+  /**
+   * Who holds the writer connection: a Kysely transaction from BEGIN to COMMIT/ROLLBACK, a
+   * single writing statement, or a group of deliveries. The thread serves requests in order,
+   * so without it another caller's statement could land inside an open transaction.
+   */
+  readonly lock = new ConnectionMutex();
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
@@ -102,6 +110,22 @@ export class SqliteThread {
     const reply = await this.send({ id: 0, op: 'query', sql, parameters });
     const rows = reviveBlobs(reply.rows);
     return reply.numAffectedRows === undefined ? { rows } : { rows, numAffectedRows: reply.numAffectedRows, insertId: reply.insertId };
+  }
+
+  /**
+   * Writes a group of deliveries in one transaction of the thread (sqlite-delivery.ts), in one
+   * message each way; resolves once it is committed, with the outcomes in the given order.
+   * Takes the writer for itself, like a transaction.
+   */
+  async deliver(deliveries: readonly MessageDelivery[]): Promise<WireOutcomes[]> {
+    const wire = toWireDeliveries(deliveries);
+    await this.lock.lock();
+    try {
+      const reply = await this.send({ id: 0, op: 'deliver', deliveries: wire });
+      return reply.outcomes ?? [];
+    } finally {
+      this.lock.unlock();
+    }
   }
 
   /** Rolls back the open transaction, if SQLite has not already done so itself. */
@@ -210,8 +234,6 @@ class ConnectionMutex {
  * when another process wrote in between, without waiting for busy_timeout.
  */
 class ThreadDriver implements Driver {
-  private readonly mutex = new ConnectionMutex();
-
   constructor(
     private readonly writer: SqliteThread,
     private readonly reader: SqliteReadConnection | undefined,
@@ -227,16 +249,16 @@ class ThreadDriver implements Driver {
   async execute(connection: ThreadConnection, sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
     if (connection.holdsWriter) return this.writer.query(sql, parameters);
     if (this.reader !== undefined && READ_ONLY_STATEMENT.test(sql)) return this.reader.query(sql, parameters);
-    await this.mutex.lock();
+    await this.writer.lock.lock();
     try {
       return await this.writer.query(sql, parameters);
     } finally {
-      this.mutex.unlock();
+      this.writer.lock.unlock();
     }
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.mutex.lock();
+    await this.writer.lock.lock();
     (connection as ThreadConnection).holdsWriter = true;
     // A failed BEGIN is not rolled back by Kysely: releaseConnection frees the writer then.
     await this.writer.query('begin immediate', []);
@@ -274,7 +296,7 @@ class ThreadDriver implements Driver {
   private free(connection: ThreadConnection): void {
     if (!connection.holdsWriter) return;
     connection.holdsWriter = false;
-    this.mutex.unlock();
+    this.writer.lock.unlock();
   }
 }
 

@@ -3,6 +3,7 @@
  * (sqlite-worker-driver.ts). Types only: the thread imports nothing else of ours at run time.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { WireDelivery, WireOutcomes } from './sqlite-delivery.js';
 
 /** An error as plain data; `code` is SQLite's (e.g. SQLITE_FULL), which classifies it. */
 export interface SerializedError {
@@ -26,10 +27,11 @@ export type WorkerInit = { ok: true } | { ok: false; error: SerializedError };
 /** One request; answered by the WorkerReply with the same id. */
 export type WorkerRequest =
   | { id: number; op: 'query'; sql: string; parameters: readonly unknown[] }
+  | { id: number; op: 'deliver'; deliveries: WireDelivery[] }
   | { id: number; op: 'rollback' }
   | { id: number; op: 'close' };
 
 /** The answer to one request: Kysely's QueryResult fields, or the error. */
 export type WorkerReply =
-  | { id: number; ok: true; rows: unknown[]; numAffectedRows?: bigint; insertId?: bigint }
+  | { id: number; ok: true; rows: unknown[]; numAffectedRows?: bigint; insertId?: bigint; outcomes?: WireOutcomes[] }
   | { id: number; ok: false; error: SerializedError };

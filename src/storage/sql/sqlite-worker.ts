@@ -5,14 +5,16 @@
  * connection on the main thread, sqlite-reader.ts). sqlite-worker-driver.ts is the other end.
  * Started with workerData.tempinboxSqlite; imported anywhere else it only exports its helpers.
  *
- * Self-contained on purpose (only node: modules and better-sqlite3, type-only imports of our
- * own): under vitest and tsx the .ts file runs with Node's own type stripping, which does not
- * map our `.js` import specifiers to `.ts` sources, and starts in milliseconds.
+ * Self-contained on purpose (only node: modules, better-sqlite3, type-only imports of our own
+ * and sqlite-delivery.ts, imported by its `.ts` name): under vitest and tsx the .ts file runs
+ * with Node's own type stripping, which does not map `.js` import specifiers to `.ts`
+ * sources, and starts in milliseconds.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { writeDeliveryGroup } from './sqlite-delivery.ts';
 import type { SerializedError, WorkerInit, WorkerReply, WorkerRequest, WorkerStart } from './sqlite-worker-protocol.js';
 
 /** Wait this long for another process's write lock (e.g. the CLI while the server runs). */
@@ -160,6 +162,12 @@ function serve(database: BetterSqlite3.Database, port: MessagePort): void {
           }
           const { changes, lastInsertRowid } = statement.run(parameters);
           reply({ id: request.id, ok: true, rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) });
+          return;
+        }
+        case 'deliver': {
+          // A whole group of deliveries in one transaction: one hop instead of one per statement.
+          const outcomes = writeDeliveryGroup(database, prepare, request.deliveries);
+          reply({ id: request.id, ok: true, rows: [], outcomes });
           return;
         }
         case 'rollback':

@@ -1,0 +1,166 @@
+/**
+ * Deliveries on SQLite in one thread hop (docs/benchmarks.md "One hop per delivery group"):
+ * the main thread turns a group of deliveries into plain data (toWireDeliveries) and posts it
+ * to the SQLite writer thread in one message; the thread writes the whole group in one
+ * transaction with prepared statements (writeDeliveryGroup) and answers the outcomes. Before,
+ * every statement of a delivery was a Kysely query compiled on the main thread and a round
+ * trip of its own (about ten per message).
+ *
+ * It does what message-writes.ts's writeMessageCopies does through Kysely (that path serves
+ * PostgreSQL, and SQLite outside deliveries): the contract suite runs the same cases on both.
+ *
+ * Loaded by the writer thread: besides node: modules and better-sqlite3 it imports only
+ * dependency-free modules of ours, with `.ts` specifiers (rewritten to `.js` by tsc), so that
+ * the thread runs the sources directly under Node's type stripping (tests, tsx).
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { newId } from '../../domain/ids.ts';
+import { fitsCaps } from '../../domain/plan.ts';
+import type { InsertOutcome, InboxQuota } from '../../ports/mail-store.js';
+import type { MessageDelivery } from './message-writes.js';
+
+/** One delivery as the thread receives it: columns ready to bind, bytes as Uint8Array. */
+export interface WireDelivery {
+  content: {
+    envelopeFrom: string;
+    from: string;
+    to: string;
+    subject: string;
+    text: string;
+    html: string | null;
+    headersJson: string;
+    messageId: string | null;
+    raw: Uint8Array;
+    receivedAt: number;
+    codesJson: string;
+    linksJson: string;
+    authJson: string | null;
+    attachments: Array<{ filename: string; contentType: string; content: Uint8Array }>;
+  };
+  /** The inboxes, each with the envelope address its copy was delivered to. */
+  inboxes: Array<{ id: string; recipient: string }>;
+  now: number;
+  free: InboxQuota;
+  premium: InboxQuota;
+  unlimited: string[];
+}
+
+/** What became of one delivery per inbox (see InsertOutcome), in the order given. */
+export type WireOutcomes = Map<string, InsertOutcome>;
+
+/** The group as plain data for the thread (structured clone copies it; nothing is transferred, so a retry can send it again). */
+export function toWireDeliveries(deliveries: readonly MessageDelivery[]): WireDelivery[] {
+  return deliveries.map(({ message, inboxIds, policy }) => {
+    const { parsed } = message;
+    return {
+      content: {
+        envelopeFrom: message.envelopeFrom,
+        from: parsed.from,
+        to: parsed.to,
+        subject: parsed.subject,
+        text: parsed.text,
+        html: parsed.html,
+        headersJson: JSON.stringify(parsed.headers.map(({ name, value }) => ({ name, value }))),
+        messageId: parsed.messageId,
+        raw: message.raw,
+        receivedAt: message.receivedAt.getTime(),
+        codesJson: JSON.stringify(parsed.codes),
+        linksJson: JSON.stringify(parsed.links),
+        authJson: message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
+        attachments: parsed.attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
+      },
+      inboxes: [...new Set(inboxIds)].map((id) => ({ id, recipient: message.recipients?.get(id) ?? '' })),
+      now: policy.now.getTime(),
+      free: policy.free,
+      premium: policy.premium,
+      unlimited: [...(policy.unlimited ?? [])],
+    };
+  });
+}
+
+/** The statements of a delivery, in SQLite's dialect. */
+const SQL = {
+  inbox: 'select expires_at, license_id from inboxes where id = ?',
+  usage: `select count(*) as messages, coalesce(sum(c.size), 0) as bytes
+          from messages m join contents c on c.id = m.content_id where m.inbox_id = ?`,
+  content: `insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
+            headers_json, message_id_header, size, attachment_count, created_at, raw)
+            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insights: 'insert into message_insights (content_id, codes_json, links_json, auth_json) values (?, ?, ?, ?)',
+  attachment: `insert into attachments (id, content_id, position, filename, content_type, size, data)
+               values (?, ?, ?, ?, ?, ?, ?)`,
+  copy: 'insert into messages (id, inbox_id, content_id, received_at, recipient) values (?, ?, ?, ?, ?)',
+} as const;
+
+/** Bytes as better-sqlite3 binds them (a Buffer over the same memory; structured clone delivers Uint8Array). */
+function blob(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Writes the group in one IMMEDIATE transaction: all of it or, on any error, nothing (the
+ * caller, GroupCommitQueue, then retries item by item). Items go one after another, so each
+ * counts the copies the items before it wrote and no inbox passes its quota. Per item: the
+ * content once, its insights and attachments, and one copy per inbox that exists, is active
+ * at `now` and has room; an item no inbox takes stores nothing.
+ */
+export function writeDeliveryGroup(database: BetterSqlite3.Database, prepare: (sql: string) => BetterSqlite3.Statement, group: readonly WireDelivery[]): WireOutcomes[] {
+  return database.transaction(() => group.map((delivery) => writeDelivery(prepare, delivery))).immediate();
+}
+
+function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delivery: WireDelivery): WireOutcomes {
+  const outcomes: WireOutcomes = new Map();
+  const unlimited = new Set(delivery.unlimited);
+  const size = delivery.content.raw.byteLength;
+  const targets: Array<{ id: string; recipient: string }> = [];
+  for (const inbox of delivery.inboxes) {
+    const row = prepare(SQL.inbox).get(inbox.id) as { expires_at: number; license_id: string | null } | undefined;
+    if (row === undefined) {
+      outcomes.set(inbox.id, { status: 'missing' });
+      continue;
+    }
+    if (Number(row.expires_at) <= delivery.now) {
+      outcomes.set(inbox.id, { status: 'expired' });
+      continue;
+    }
+    if (!unlimited.has(inbox.id)) {
+      const usage = prepare(SQL.usage).get(inbox.id) as { messages: number; bytes: number };
+      const quota = row.license_id !== null ? delivery.premium : delivery.free;
+      if (!fitsCaps({ messages: Number(usage.messages), bytes: Number(usage.bytes) }, size, quota)) {
+        outcomes.set(inbox.id, { status: 'full' });
+        continue;
+      }
+    }
+    outcomes.set(inbox.id, { status: 'missing' }); // replaced below; keeps the given order
+    targets.push(inbox);
+  }
+  if (targets.length === 0) return outcomes;
+
+  const { content } = delivery;
+  const contentId = newId();
+  prepare(SQL.content).run(
+    contentId,
+    content.envelopeFrom,
+    content.from,
+    content.to,
+    content.subject,
+    content.text,
+    content.html,
+    content.headersJson,
+    content.messageId,
+    size,
+    content.attachments.length,
+    content.receivedAt,
+    blob(content.raw),
+  );
+  prepare(SQL.insights).run(contentId, content.codesJson, content.linksJson, content.authJson);
+  content.attachments.forEach((attachment, position) => {
+    prepare(SQL.attachment).run(newId(), contentId, position, attachment.filename, attachment.contentType, attachment.content.byteLength, blob(attachment.content));
+  });
+  for (const inbox of targets) {
+    const messageId = newId();
+    prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient);
+    outcomes.set(inbox.id, { status: 'stored', messageId });
+  }
+  return outcomes;
+}
