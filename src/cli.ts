@@ -4,7 +4,7 @@ import { ConfigError, loadConfigFromEnvironment } from './config/load-config.js'
 import { CONFIG_SCHEMA, type Config } from './config/schema.js';
 import { StartupError } from './config/startup-error.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
-import { createLogger } from './observability/logger.js';
+import { createLogger, flushLogger } from './observability/logger.js';
 
 /** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (README.md "Quick start": SIGTERM drains). */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -102,16 +102,14 @@ async function serve(): Promise<void> {
       process.exit(0);
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();
-    (app?.stop() ?? Promise.resolve()).then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'error while stopping');
-        process.exit(0);
-      },
-    );
+    (app?.stop() ?? Promise.resolve())
+      .then(
+        () => logger.info('stopped'),
+        (error: unknown) => logger.error({ err: error }, 'error while stopping'),
+      )
+      // The log is written asynchronously: let the last lines out before exiting.
+      .then(() => flushLogger(logger))
+      .finally(() => process.exit(0));
   };
   // Installed before the listeners open: the "listening" line may be read, and a signal
   // sent, before start() returns.
