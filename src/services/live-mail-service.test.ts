@@ -46,15 +46,15 @@ async function followed() {
   const { session } = await f.newSession();
   const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
   const recorder = recordingSink();
-  const stop = new AbortController();
-  const following = live.follow(inbox, undefined, recorder.sink, stop.signal);
+  const held = new HeldRequests();
+  const following = live.follow(inbox, undefined, recorder.sink, held.acquire('s', '127.0.0.1'));
   await vi.advanceTimersByTimeAsync(0);
   const deliver = async (subject: string) => {
     await f.send(`${inbox.username}@tempinbox.test`, subject);
     events.publish({ type: 'message', inboxId: inbox.id });
     await vi.advanceTimersByTimeAsync(0);
   };
-  return { ...recorder, following, deliver, stop, expiresAt: inbox.expiresAt.getTime() };
+  return { ...recorder, following, deliver, held, expiresAt: inbox.expiresAt.getTime() };
 }
 
 describe('LiveMailService.follow timing', () => {
@@ -87,5 +87,12 @@ describe('LiveMailService.follow timing', () => {
     await stream.following;
     expect(stream.written.at(-1)).toBe('expired');
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('ends at shutdown', async () => {
+    const stream = await followed();
+    stream.held.shutdown();
+    await stream.following;
+    expect(stream.written).toEqual([]);
   });
 });

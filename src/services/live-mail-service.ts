@@ -69,6 +69,7 @@ export class LiveMailService {
       if (event.type !== 'deleted') wakeup.set();
     });
     let hold: Hold | undefined;
+    let offShutdown: (() => void) | undefined;
     const onAbort = () => wakeup.set();
     cancel?.addEventListener('abort', onAbort);
     try {
@@ -82,7 +83,7 @@ export class LiveMailService {
         if (hold === undefined) {
           // Only a request that has to wait takes a slot (rate_limited past the caps).
           hold = this.deps.held.acquire(session.id, clientAddress);
-          hold.signal.addEventListener('abort', onAbort);
+          offShutdown = hold.onShutdown(onAbort);
           if (hold.signal.aborted) continue;
         }
         await wakeup.wait(left);
@@ -90,7 +91,7 @@ export class LiveMailService {
     } finally {
       unsubscribe();
       cancel?.removeEventListener('abort', onAbort);
-      hold?.signal.removeEventListener('abort', onAbort);
+      offShutdown?.();
       hold?.release();
     }
   }
@@ -110,7 +111,7 @@ export class LiveMailService {
    * wake-up's, bounded by the next ping and the expiry (a held stream's memory is the
    * node's capacity: docs/scaling.md "Live mail").
    */
-  async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: AbortSignal): Promise<void> {
+  async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
     const { store, events, clock } = this.deps;
     const wakeup = new Wakeup();
     const deletes: string[] = [];
@@ -123,12 +124,12 @@ export class LiveMailService {
       wakeup.set();
     });
     const onStop = () => wakeup.set();
-    stop.addEventListener('abort', onStop);
+    const offShutdown = stop.onShutdown(onStop);
     sink.closed.addEventListener('abort', onStop);
     const inboxId = inbox.id;
     let expiresAt = inbox.expiresAt.getTime();
     let pingAt = clock.now().getTime() + STREAM_PING_MS;
-    const done = () => stop.aborted || sink.closed.aborted || overflow;
+    const done = () => stop.signal.aborted || sink.closed.aborted || overflow;
     try {
       // Recently sent ids, newest last: the cursor, and where to go on when it is deleted.
       const sent: string[] = [];
@@ -180,7 +181,7 @@ export class LiveMailService {
       }
     } finally {
       unsubscribe();
-      stop.removeEventListener('abort', onStop);
+      offShutdown();
       sink.closed.removeEventListener('abort', onStop);
     }
   }

@@ -56,7 +56,7 @@ export function inboxEventsHandler(deps: HttpDeps) {
     // The first bytes go out at once, so the client knows the stream is open.
     void write(': open\n\n');
     void deps.live
-      .follow(inbox, since, sink, hold.signal)
+      .follow(inbox, since, sink, hold)
       .catch((error: unknown) => request.log.warn({ err: error }, 'event stream ended by an error; the client reconnects'))
       .finally(() => {
         hold.release();
