@@ -52,6 +52,8 @@ export class LiveClients {
   readonly arrivals: Arrival[] = [];
   /** Answers other than 200 (a refused hold, an error), and failed connections. */
   failures = 0;
+  /** Why they failed: status code or error code, with counts. */
+  readonly failureReasons = new Map<string, number>();
   /** Long-polls answered (each is re-issued). */
   answers = 0;
   private readonly stop = new AbortController();
@@ -70,7 +72,7 @@ export class LiveClients {
         { agent: this.agent, localAddress, signal: this.stop.signal, headers: { cookie: inbox.cookie, accept: 'text/event-stream' } },
         (res) => {
           if (res.statusCode !== 200) {
-            this.failures += 1;
+            this.fail(`HTTP ${res.statusCode}`);
             res.resume();
             reject(new Error(`event stream answered ${res.statusCode}`));
             return;
@@ -88,8 +90,8 @@ export class LiveClients {
           resolve();
         },
       );
-      req.on('error', (error) => {
-        if (!this.stop.signal.aborted) this.failures += 1;
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (!this.stop.signal.aborted) this.fail(error.code ?? error.message);
         reject(error);
       });
       req.end();
@@ -109,7 +111,7 @@ export class LiveClients {
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
           if (res.statusCode !== 200) {
-            this.failures += 1;
+            this.fail(`HTTP ${res.statusCode}`);
             setTimeout(once, RETRY_MS);
             return;
           }
@@ -120,9 +122,9 @@ export class LiveClients {
           once();
         });
       });
-      req.on('error', () => {
+      req.on('error', (error: NodeJS.ErrnoException) => {
         if (this.stop.signal.aborted) return;
-        this.failures += 1;
+        this.fail(error.code ?? error.message);
         setTimeout(once, RETRY_MS);
       });
       req.end();
@@ -134,6 +136,11 @@ export class LiveClients {
   close(): void {
     this.stop.abort();
     this.agent.destroy();
+  }
+
+  private fail(reason: string): void {
+    this.failures += 1;
+    this.failureReasons.set(reason, (this.failureReasons.get(reason) ?? 0) + 1);
   }
 
   private record(text: string): void {

@@ -45,7 +45,9 @@ function verdict(result: LiveResult): { detail: string; sound: boolean } {
   const detail = [
     `p50 ${ms(result.p50)}, max ${ms(result.max)}`,
     `${result.rateReached.toFixed(0)} msg/s reached${paced ? '' : ` (< ${RATE * RATE_REACHED_SHARE}: not judged)`}`,
+    `server CPU ${result.cpuPerMessageMs.toFixed(1)} ms per message (all threads)`,
     `${result.eventsReceived} of ${result.eventsExpected} events${complete ? '' : ' (failed: missing)'}`,
+    ...(result.clientFailures > 0 ? [`client requests retried after an error: ${result.failureReasons}`] : []),
   ].join('; ');
   return { detail, sound: complete && paced };
 }

@@ -50,6 +50,8 @@ export interface LiveResult {
   eventsExpected: number;
   eventsReceived: number;
   clientFailures: number;
+  /** Their reasons, e.g. "HTTP 503 ×3, ECONNRESET ×1". */
+  failureReasons: string;
   p50: number;
   p99: number;
   max: number;
@@ -63,6 +65,8 @@ export interface LiveResult {
   external: number;
   /** Seconds to open every client and for the server to take them in. */
   openSeconds: number;
+  /** CPU of the sending node and, when it is another, the client node (all threads) per message sent, ms. */
+  cpuPerMessageMs: number;
 }
 
 /** Resolves once the process used less than SETTLED_CPU_SHARE of a core over half a second. */
@@ -111,11 +115,14 @@ export async function measureLive(run: LiveRun): Promise<LiveResult> {
     const openSeconds = (performance.now() - opening) / 1000;
     const rssOpen = memoryMegabytes(run.clientNode.pid).rss;
     const metrics = await (await fetch(`${run.clientNode.baseUrl}/metrics`)).text();
-    if (clients.failures > 0) throw new Error(`live bench: ${clients.failures} of ${run.clients} ${run.mode} clients failed to open`);
+    if (clients.failures > 0) throw new Error(`live bench: ${clients.failures} of ${run.clients} ${run.mode} clients failed to open: ${[...clients.failureReasons].join('; ')}`);
     await run.onOpen?.();
 
+    const nodes = [...new Set([run.clientNode.pid, run.smtpNode.pid])];
+    const cpuBefore = nodes.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
     const sent = await sendPaced(run.smtpNode.smtpPort, inboxes, run.rate, run.seconds);
     await new Promise((resolve) => setTimeout(resolve, TAIL_MS));
+    const cpu = nodes.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - cpuBefore;
     const latencies = clients.arrivals.flatMap(({ subject, at }) => {
       const acked = sent.ackedAt.get(subject);
       // An event may reach the client before the 250 reaches the sender: latency 0.
@@ -129,6 +136,7 @@ export async function measureLive(run: LiveRun): Promise<LiveResult> {
       eventsExpected: sent.sent * CLIENTS_PER_INBOX,
       eventsReceived: latencies.length,
       clientFailures: clients.failures,
+      failureReasons: [...clients.failureReasons].map(([reason, count]) => `${reason} ×${count}`).join(', '),
       p50: percentile(latencies, 0.5),
       p99: percentile(latencies, 0.99),
       max: latencies.reduce((a, b) => Math.max(a, b), 0),
@@ -139,6 +147,7 @@ export async function measureLive(run: LiveRun): Promise<LiveResult> {
       heapTotal: gauge(metrics, 'nodejs_heap_size_total_bytes'),
       external: gauge(metrics, 'nodejs_external_memory_bytes'),
       openSeconds,
+      cpuPerMessageMs: (cpu * 1000) / sent.sent,
     };
   } finally {
     clearInterval(sampler);

@@ -44,7 +44,7 @@ try {
   });
   console.log(JSON.stringify({ mode, ...result }));
 } catch (error) {
-  console.error(`server stderr: ${service.server.stderr()}`);
+  console.error(`server exit ${service.server.child.exitCode} signal ${service.server.child.signalCode}; stderr: ${service.server.stderr()}`);
   throw error;
 } finally {
   await service.server.stop();
