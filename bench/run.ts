@@ -17,6 +17,7 @@ import { dropPostgresTargets, judgeScale } from './judge-rows.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
 import { sweeperFigure } from './sweeper-figure.js';
 import { postgresFigures } from './postgres-figures.js';
+import { liveFigures } from './live-figures.js';
 import { findSmtpSource } from './smtp-source.js';
 import { secondsSince } from './stats.js';
 
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   if (options.phases.has('scale')) rows.push(...(await scaleFigures(context)));
   if (options.phases.has('sweeper')) rows.push(...(await sweeperFigure(options)));
   if (options.phases.has('pg')) rows.push(...(await postgresFigures(context, emptyRows)));
+  if (options.phases.has('live')) rows.push(...(await liveFigures(options)));
 
   judgeScale(rows);
   dropPostgresTargets(rows);

@@ -1,4 +1,4 @@
-import type { PassThrough } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { STREAM_DRAIN_TIMEOUT_MS, STREAM_MAX_BUFFERED_BYTES } from '../domain/live-limits.js';
 
 /**
@@ -14,16 +14,17 @@ export function sseEvent(event: string, data: string, id?: string): string {
 export const SSE_PING = ': ping\n\n';
 
 /**
- * Writes events to a stream's body with a bound on what waits for a slow client: write()
- * resolves when the body has room again; a client that leaves more than
- * STREAM_MAX_BUFFERED_BYTES queued, or takes none of it for STREAM_DRAIN_TIMEOUT_MS, is
- * dropped (`onDrop`): it reconnects with Last-Event-ID and misses nothing.
+ * Writes events to a stream's response with a bound on what waits for a slow client:
+ * write() resolves when the response has room again; a client that leaves more than
+ * STREAM_MAX_BUFFERED_BYTES queued (`writableLength`: the response's buffer and its
+ * socket's), or takes none of it for STREAM_DRAIN_TIMEOUT_MS, is dropped (`onDrop`): it
+ * reconnects with Last-Event-ID and misses nothing.
  */
-export function boundedWriter(body: PassThrough, queued: () => number, onDrop: (reason: string) => void) {
+export function boundedWriter(body: Writable, onDrop: (reason: string) => void) {
   return async (chunk: string): Promise<void> => {
     if (body.destroyed || body.writableEnded) return;
     const room = body.write(chunk);
-    if (queued() > STREAM_MAX_BUFFERED_BYTES) {
+    if (body.writableLength > STREAM_MAX_BUFFERED_BYTES) {
       onDrop('send buffer full');
       return;
     }

@@ -50,4 +50,21 @@ describe('HeldRequests', () => {
     await waiting;
     expect(drained).toBe(true);
   });
+
+  it('calls each shutdown listener once, not after it was cancelled, and at once after shutdown', () => {
+    const held = new HeldRequests();
+    const hold = held.acquire('s1', '192.0.2.1');
+    const calls: string[] = [];
+    const listener = () => calls.push('a');
+    hold.onShutdown(listener);
+    const cancel = hold.onShutdown(listener);
+    const offB = hold.onShutdown(() => calls.push('b'));
+    cancel();
+    offB();
+    held.shutdown();
+    held.shutdown();
+    expect(calls).toEqual(['a']);
+    hold.onShutdown(() => calls.push('late'));
+    expect(calls).toEqual(['a', 'late']);
+  });
 });

@@ -6,6 +6,13 @@ import { HELD_PER_CLIENT, HELD_PER_NODE, HELD_PER_SESSION } from '../domain/live
 export interface Hold {
   release(): void;
   readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once at shutdown (at once when the node is already stopping); returns
+   * the function that cancels it. Use this rather than a listener on `signal`: every hold
+   * shares that one signal, and an AbortSignal adds and removes a listener in time linear in
+   * the listeners it has (90 µs each at 10,000 held requests, paid by every re-issued wait).
+   */
+  onShutdown(listener: () => void): () => void;
 }
 
 /** Retry-After of a refused hold: one of the caller's held requests ends within a minute. */
@@ -22,6 +29,8 @@ export class HeldRequests {
   private readonly perClientCount = new Map<string, number>();
   private total = 0;
   private readonly stopping = new AbortController();
+  /** The holds' shutdown listeners: a Set adds and removes in constant time. */
+  private readonly shutdownListeners = new Set<() => void>();
   private idle: (() => void)[] = [];
 
   /**
@@ -44,6 +53,16 @@ export class HeldRequests {
     let released = false;
     return {
       signal: this.stopping.signal,
+      onShutdown: (listener) => {
+        if (this.stopping.signal.aborted) {
+          listener();
+          return () => undefined;
+        }
+        // A wrapper of its own: the same function registered twice is cancelled separately.
+        const entry = () => listener();
+        this.shutdownListeners.add(entry);
+        return () => this.shutdownListeners.delete(entry);
+      },
       release: () => {
         if (released) return;
         released = true;
@@ -62,7 +81,11 @@ export class HeldRequests {
 
   /** Aborts every hold (they answer at once) and refuses new ones. */
   shutdown(): void {
+    if (this.stopping.signal.aborted) return;
     this.stopping.abort();
+    const listeners = [...this.shutdownListeners];
+    this.shutdownListeners.clear();
+    for (const listener of listeners) listener();
   }
 
   /** Resolves when no hold is left, or after `timeoutMs`. */

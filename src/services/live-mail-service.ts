@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
-import { MAX_TIMER_MS, MAX_WAIT_SECONDS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
+import { MAX_TIMER_MS, MAX_WAIT_SECONDS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_PING_MS, STREAM_READ_BATCH } from '../domain/live-limits.js';
 import { isInboxActive } from '../domain/plan.js';
 import type { Inbox, MessageView, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
@@ -16,6 +16,8 @@ export interface StreamSink {
   message(message: MessageView): Promise<void>;
   deleted(messageId: string): Promise<void>;
   expired(): Promise<void>;
+  /** A keep-alive for proxies: called when nothing was written for STREAM_PING_MS. */
+  ping(): Promise<void>;
   /** Aborted when the client went away (or was dropped); the stream then stops. */
   readonly closed: AbortSignal;
 }
@@ -67,6 +69,7 @@ export class LiveMailService {
       if (event.type !== 'deleted') wakeup.set();
     });
     let hold: Hold | undefined;
+    let offShutdown: (() => void) | undefined;
     const onAbort = () => wakeup.set();
     cancel?.addEventListener('abort', onAbort);
     try {
@@ -80,7 +83,7 @@ export class LiveMailService {
         if (hold === undefined) {
           // Only a request that has to wait takes a slot (rate_limited past the caps).
           hold = this.deps.held.acquire(session.id, clientAddress);
-          hold.signal.addEventListener('abort', onAbort);
+          offShutdown = hold.onShutdown(onAbort);
           if (hold.signal.aborted) continue;
         }
         await wakeup.wait(left);
@@ -88,7 +91,7 @@ export class LiveMailService {
     } finally {
       unsubscribe();
       cancel?.removeEventListener('abort', onAbort);
-      hold?.signal.removeEventListener('abort', onAbort);
+      offShutdown?.();
       hold?.release();
     }
   }
@@ -102,10 +105,13 @@ export class LiveMailService {
 
   /**
    * Follows an inbox until the client leaves, the inbox expires (or is gone) or the node
-   * stops: first every message after `sinceId` (oldest first), then each new one, each once.
-   * Without `sinceId` only messages that arrive from now on.
+   * stops: first every message after `sinceId` (oldest first), then each new one, each once;
+   * `sink.ping()` when nothing was written for STREAM_PING_MS.
+   * Without `sinceId` only messages that arrive from now on. One timer per stream, the
+   * wake-up's, bounded by the next ping and the expiry (a held stream's memory is the
+   * node's capacity: docs/scaling.md "Live mail").
    */
-  async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: AbortSignal): Promise<void> {
+  async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
     const { store, events, clock } = this.deps;
     const wakeup = new Wakeup();
     const deletes: string[] = [];
@@ -118,22 +124,18 @@ export class LiveMailService {
       wakeup.set();
     });
     const onStop = () => wakeup.set();
-    stop.addEventListener('abort', onStop);
+    const offShutdown = stop.onShutdown(onStop);
     sink.closed.addEventListener('abort', onStop);
+    const inboxId = inbox.id;
     let expiresAt = inbox.expiresAt.getTime();
-    let expiryTimer: NodeJS.Timeout | undefined;
-    const armExpiry = () => {
-      clearTimeout(expiryTimer);
-      expiryTimer = setTimeout(() => wakeup.set(), Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - clock.now().getTime())));
-    };
-    armExpiry();
-    const done = () => stop.aborted || sink.closed.aborted || overflow;
+    let pingAt = clock.now().getTime() + STREAM_PING_MS;
+    const done = () => stop.signal.aborted || sink.closed.aborted || overflow;
     try {
       // Recently sent ids, newest last: the cursor, and where to go on when it is deleted.
       const sent: string[] = [];
       if (sinceId !== undefined) sent.push(sinceId);
       else {
-        const newest = await store.listMessagePage(inbox.id, { limit: 1, maxFieldBytes: 0 });
+        const newest = await store.listMessagePage(inboxId, { limit: 1, maxFieldBytes: 0 });
         const id = newest.messages[0]?.id;
         if (id !== undefined) sent.push(id);
       }
@@ -144,8 +146,9 @@ export class LiveMailService {
           // The cursor must name a message still there, or the next read would start over.
           if (at !== -1 && sent.length > 1) sent.splice(at, 1);
           await sink.deleted(id);
+          pingAt = clock.now().getTime() + STREAM_PING_MS;
         }
-        const page = await store.listMessagePage(inbox.id, {
+        const page = await store.listMessagePage(inboxId, {
           sinceId: sent.at(-1),
           limit: STREAM_READ_BATCH,
           maxFieldBytes: CHECK_FIELD_BYTES,
@@ -154,27 +157,31 @@ export class LiveMailService {
         for (const message of page.messages) {
           if (done()) return;
           await sink.message(message);
+          pingAt = clock.now().getTime() + STREAM_PING_MS;
           sent.push(message.id);
           if (sent.length > STREAM_CURSOR_FALLBACKS) sent.shift();
         }
         if (page.messages.length === STREAM_READ_BATCH) continue;
         if (clock.now().getTime() >= expiresAt) {
           // Premium adoption may have moved the expiry: read it again before saying so.
-          const current = await store.findInboxById(inbox.id);
+          const current = await store.findInboxById(inboxId);
           if (current === null || !isInboxActive(current.expiresAt, clock.now())) {
             await sink.expired();
             return;
           }
           expiresAt = current.expiresAt.getTime();
-          armExpiry();
+        }
+        if (clock.now().getTime() >= pingAt) {
+          await sink.ping();
+          pingAt = clock.now().getTime() + STREAM_PING_MS;
         }
         if (done()) return;
-        await wakeup.wait(MAX_TIMER_MS);
+        // Past MAX_TIMER_MS (an expiry ~24.8 days away) the wait ends early and is armed again.
+        await wakeup.wait(Math.min(MAX_TIMER_MS, Math.max(0, Math.min(expiresAt, pingAt) - clock.now().getTime())));
       }
     } finally {
-      clearTimeout(expiryTimer);
       unsubscribe();
-      stop.removeEventListener('abort', onStop);
+      offShutdown();
       sink.closed.removeEventListener('abort', onStop);
     }
   }

@@ -122,6 +122,25 @@ describe('live mail over real sockets (one node, SQLite)', () => {
     }
   }, 60_000);
 
+  it('answers an event stream with the API headers and its own (the reply is written past Fastify)', async () => {
+    const { username, cookie } = await newInbox(server);
+    const stream = await SseClient.open(`${server.baseUrl}/api/inbox/${username}/events`, { cookie });
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers).toMatchObject({
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+      });
+      expect(stream.headers['content-security-policy']).toBeDefined();
+      expect(stream.headers['ratelimit-limit']).toMatch(/^[0-9]+$/);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('streams every message once across disconnects: Last-Event-ID resumes where the client left off', async () => {
     const { username, cookie } = await newInbox(server);
     const url = `${server.baseUrl}/api/inbox/${username}/events`;
