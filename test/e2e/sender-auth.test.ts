@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
-import { startDnsTestServer, type DnsTestServer } from '../helpers/dns-test-server.js';
+import { startLoopbackDnsServer, type LoopbackDnsServer } from '../../support/loopback-dns-server.js';
 import { sendRawSmtp } from '../helpers/send-raw-smtp.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { splitTrace } from '../helpers/trace-headers.js';
@@ -57,14 +57,14 @@ function unsignedMessage(from: string, body = 'Plain unsigned mail.'): Buffer {
 }
 
 describe('sender authentication (MAIL_AUTH=on, local DNS server)', () => {
-  let dns: DnsTestServer;
+  let dns: LoopbackDnsServer;
   let server: ServerProcess;
   const data = tempDataDir();
   let owner: CookieClient;
   let inbox: { email: string; username: string };
 
   beforeAll(async () => {
-    dns = await startDnsTestServer(ZONE);
+    dns = await startLoopbackDnsServer(ZONE);
     server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', MAIL_AUTH: 'on', DNS_SERVERS: dns.address, DOMAINS: 'tempinbox.test' });
     owner = new CookieClient(server.baseUrl);
     inbox = (await owner.get('/api/create')).json;
@@ -156,12 +156,12 @@ describe('a resolver that never answers', () => {
   const TIMEOUT_MS = 1000;
   /** Loaded-machine margin on top of the DNS budget: parsing and storing a small message takes a few ms. */
   const MARGIN_MS = 1500;
-  let dns: DnsTestServer;
+  let dns: LoopbackDnsServer;
   let server: ServerProcess;
   const data = tempDataDir();
 
   beforeAll(async () => {
-    dns = await startDnsTestServer({}, { silent: true });
+    dns = await startLoopbackDnsServer({}, { silent: true });
     server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', MAIL_AUTH: 'on', DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: String(TIMEOUT_MS) });
   });
   afterAll(async () => {
@@ -190,11 +190,11 @@ describe('a resolver that never answers', () => {
 
 describe('MAIL_AUTH=off', () => {
   let server: ServerProcess;
-  let dns: DnsTestServer;
+  let dns: LoopbackDnsServer;
   const data = tempDataDir();
 
   beforeAll(async () => {
-    dns = await startDnsTestServer(ZONE);
+    dns = await startLoopbackDnsServer(ZONE);
     server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', MAIL_AUTH: 'off', DNS_SERVERS: dns.address });
   });
   afterAll(async () => {
