@@ -53,7 +53,7 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
     const { serverName, dnsTimeoutMs } = this.options;
     const resolver = deadlineResolver((name, rrtype) => this.cache.resolve(name, rrtype), Date.now() + dnsTimeoutMs);
     try {
-      const checks = authenticate(slices(input.message), {
+      const checks = authenticate(asInput(input.message), {
         ip: plainAddress(input.clientAddress),
         helo: input.helo,
         sender: input.envelopeFrom,
@@ -75,12 +75,23 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
 }
 
 /**
+ * What mailauth reads: a message of at most AUTH_CHUNK_BYTES (most mail) as one Buffer view,
+ * hashed in one turn like one slice would be, without the stream's plumbing (an async
+ * generator, a Readable and a setImmediate cost ~100 µs a message here, a third of the
+ * checks of a 4 KB message: docs/benchmarks.md, "Sender authentication: what it costs");
+ * a larger one as slices.
+ */
+function asInput(message: Uint8Array): Buffer | Readable {
+  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+  return bytes.byteLength <= AUTH_CHUNK_BYTES ? bytes : slices(bytes);
+}
+
+/**
  * The message as a stream of AUTH_CHUNK_BYTES views (no copies), with a turn of the event
  * loop between slices: stream plumbing alone runs on process.nextTick, which never lets
  * timers or sockets in, so without setImmediate the whole hash would still be one stall.
  */
-function slices(message: Uint8Array): Readable {
-  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+function slices(bytes: Buffer): Readable {
   return Readable.from(
     (async function* () {
       for (let offset = 0; offset < bytes.length; offset += AUTH_CHUNK_BYTES) {
