@@ -10,7 +10,7 @@ import type { PlanSettings } from './domain/plan.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
-import { createWorkerSenderAuthenticator } from './mail-auth/worker-sender-authenticator.js';
+import { MailauthSenderAuthenticator } from './mail-auth/mailauth-sender-authenticator.js';
 import { createLogger } from './observability/logger.js';
 import { InProcessInboxEvents } from './events/in-process-inbox-events.js';
 import { Metrics } from './observability/metrics.js';
@@ -157,10 +157,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
   });
   // The authserv-id of Authentication-Results is our name in the SMTP greeting (hostname below).
-  // The checks run in a thread of their own, off the event loop (docs/benchmarks.md,
-  // "Sender authentication: what it costs").
   const senderAuth = config.mailAuth
-    ? createWorkerSenderAuthenticator({
+    ? new MailauthSenderAuthenticator({
         serverName: config.domains[0] ?? 'localhost',
         dnsTimeoutMs: config.dnsTimeoutMs,
         dnsServers: config.dnsServers,
@@ -269,8 +267,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         await Promise.allSettled([http.close(), smtp.close()]);
         await sweeper.stop();
       }
-      // After the drain: no transaction is waiting for a parse or a sender check any more.
-      await Promise.all([parse.close(), senderAuth?.close()]);
+      // After the drain: no transaction is waiting for a parse any more.
+      await parse.close();
       metrics.stop();
       await events.close();
       await store.close();

@@ -49,12 +49,7 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
     this.cache = new DnsAnswerCache(options.lookup ?? systemDnsLookup(options.dnsServers, options.dnsTimeoutMs));
   }
 
-  check(input: SenderAuthInput): Promise<SenderAuthOutcome> {
-    return this.checkReporting(input, this.options.onError);
-  }
-
-  /** check(), telling this call's failure to `onError` (a thread running many checks at once keeps them apart). */
-  async checkReporting(input: SenderAuthInput, onError: ((error: unknown) => void) | undefined): Promise<SenderAuthOutcome> {
+  async check(input: SenderAuthInput): Promise<SenderAuthOutcome> {
     const { serverName, dnsTimeoutMs } = this.options;
     const resolver = deadlineResolver((name, rrtype) => this.cache.resolve(name, rrtype), Date.now() + dnsTimeoutMs);
     try {
@@ -72,7 +67,7 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
       const header = authenticationResultsHeader(serverName, result, auth);
       return { auth, header: Buffer.from(header, 'utf8') };
     } catch (error) {
-      onError?.(error);
+      this.options.onError?.(error);
       const auth = unverified();
       return { auth, header: Buffer.from(formatAuthenticationResults(serverName, auth), 'utf8') };
     }
