@@ -29,6 +29,11 @@ const ZONE = {
   '_dmarc.signed.test': ['v=DMARC1; p=reject'],
   'soft.test': [`v=spf1 ip4:${ALLOWED} ~all`],
   'nospf.test': ['some unrelated text record'],
+  // Asked only by the cache test, so that what the other tests asked first cannot hide a miss.
+  'repeat.test': [`v=spf1 include:_spf.repeat.test -all`],
+  '_spf.repeat.test': [`v=spf1 ip4:${ALLOWED} -all`],
+  's1._domainkey.repeat.test': [`v=DKIM1; k=rsa; p=${PUBLIC_KEY}`],
+  '_dmarc.repeat.test': ['v=DMARC1; p=quarantine'],
 };
 
 type Auth = {
@@ -115,6 +120,24 @@ describe('sender authentication (MAIL_AUTH=on, local DNS server)', () => {
   it('a selector with no key in DNS is permerror (RFC 6376 §6.1.2 PERMFAIL, "no key for signature")', async () => {
     const { listed } = await deliver(await signedMessage({ from: 'alice@signed.test', selector: 'missing' }), 'alice@signed.test', ALLOWED);
     expect(listed.auth.dkim).toEqual([{ result: 'permerror', domain: 'signed.test', selector: 'missing' }]);
+  });
+
+  it('a second message from the same sender asks the resolver nothing: DNS answers and the SPF verdict are cached', async () => {
+    const before = dns.queryCount;
+    const first = await deliver(await signedMessage({ from: 'alice@repeat.test' }), 'alice@repeat.test', ALLOWED);
+    const asked = dns.queries.slice(before);
+    // SPF with its include, the DKIM key, DMARC (and its tree walk past the domain).
+    expect(asked).toEqual(expect.arrayContaining(['TXT repeat.test', 'TXT _spf.repeat.test', 'TXT s1._domainkey.repeat.test', 'TXT _dmarc.repeat.test']));
+    const afterFirst = dns.queryCount;
+    const second = await deliver(await signedMessage({ from: 'alice@repeat.test', subject: 'Again' }), 'alice@repeat.test', ALLOWED);
+    expect(dns.queryCount).toBe(afterFirst);
+    expect(second.listed.auth).toEqual(first.listed.auth);
+    expect(first.listed.auth).toEqual({
+      spf: { result: 'pass', domain: 'repeat.test' },
+      dkim: [{ result: 'pass', domain: 'repeat.test', selector: 's1' }],
+      dmarc: { result: 'pass', domain: 'repeat.test', policy: 'quarantine' },
+      arc: { result: 'none' },
+    });
   });
 
   it('SPF softfail, and none for a domain without an SPF record', async () => {
