@@ -4,9 +4,22 @@ import { execFileSync } from 'node:child_process';
 /** Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat. */
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time (user + system, seconds) a process has used so far, from /proc/<pid>/stat. */
+/** CPU time (user + system, seconds) a process has used so far, all threads, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU time (seconds) of a process's main thread alone (Node's event loop), from
+ * /proc/<pid>/task/<pid>/stat: the main thread's task id is the process id.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** utime + stime of a /proc stat file, in seconds. */
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.

@@ -1,17 +1,21 @@
 /**
- * `npx tsx bench/profile.ts [smtp-4k|smtp-100k|smtp-one|check|since|create] [seconds]`: runs one
+ * `npx tsx bench/profile.ts [smtp-4k|smtp-signed|smtp-100k|smtp-one|check|since|create] [seconds] [NAME=value…]`: runs one
  * load against the service started with `node --cpu-prof`, then prints where its CPU went
  * (self time by function and by package, inclusive time of the hot paths). The .cpuprofile
  * is kept for a flame graph (open it in Chrome DevTools or speedscope). It also prints the
  * server's CPU per message or request (all threads, and the main thread alone) and the event
  * loop's delay during the load (bench/loop-probe.ts, preloaded into the service).
+ * `smtp-signed` sends a DKIM-signed 4 KB message (bench/bench-sender.ts); NAME=value pairs
+ * are added to the service's environment (e.g. MAIL_AUTH=off). The sender checks ask the
+ * service's loopback DNS server (bench/service-process.ts).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkInbox, createInbox } from './api-client.js';
 import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL } from './bench-db.js';
+import { signedBenchMessage } from './bench-sender.js';
 import { summariseProfile } from './cpu-profile-summary.js';
 import { runHttpLoad } from './http-load.js';
 import { cpuSeconds } from './process-stats.js';
@@ -21,10 +25,11 @@ import { findSmtpSource, runSmtpSource } from './smtp-source.js';
 
 const load = process.argv[2] ?? 'smtp-4k';
 const seconds = Number(process.argv[3] ?? 8);
+const extraEnv = Object.fromEntries(process.argv.slice(4).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'tempinbox-profile-'));
 const probeOut = join(dir, 'probe.jsonl');
-const service = await startService(`sqlite:${join(dir, 'tempinbox.db')}`, { BENCH_PROBE_OUT: probeOut }, undefined, [
+const service = await startService(`sqlite:${join(dir, 'tempinbox.db')}`, { ...extraEnv, BENCH_PROBE_OUT: probeOut }, undefined, [
   '--cpu-prof',
   `--cpu-prof-dir=${dir}`,
   '--import',
@@ -42,6 +47,9 @@ try {
     const one = load === 'smtp-one';
     const messages = Math.round(seconds * (size > 4096 ? 60 : 400));
     await db.ensureRecipients(messages);
+    const messageFile = load === 'smtp-signed' ? join(dir, 'signed.eml') : undefined;
+    if (messageFile !== undefined) writeFileSync(messageFile, await signedBenchMessage(`${RECIPIENT_LOCAL}@${DOMAIN}`, size));
+    const questionsBefore = service.dns.queryCount;
     const cpuBefore = cpuSeconds(service.pid);
     mark();
     const result = await runSmtpSource(findSmtpSource(), {
@@ -51,11 +59,14 @@ try {
       size,
       keepConnection: !one,
       recipient: `${RECIPIENT_LOCAL}@${DOMAIN}`,
+      messageFile,
     });
     mark();
+    if (!result.ok) throw new Error(`smtp-source failed: ${result.stderr}`);
     serverCpu = cpuSeconds(service.pid) - cpuBefore;
     items = messages;
-    console.log(`${messages} messages in ${result.seconds.toFixed(1)} s (${(messages / result.seconds).toFixed(0)} msg/s)`);
+    const questions = service.dns.queryCount - questionsBefore;
+    console.log(`${messages} messages in ${result.seconds.toFixed(1)} s (${(messages / result.seconds).toFixed(0)} msg/s); ${questions} DNS questions to the loopback server`);
   } else {
     const inbox = await createInbox(service.baseUrl);
     for (let i = 0; i < 20; i += 1) await sendOne(service.smtpPort, 'a@bench.example', inbox.email, buildMessage('a@bench.example', inbox.email, `m${i}`, 1024));

@@ -15,6 +15,7 @@ import { memoryMegabytes } from './process-stats.js';
 import { scaleFigures } from './scale-figures.js';
 import { dropPostgresTargets, judgeScale } from './judge-rows.js';
 import { serviceFigures, type FigureContext } from './service-figures.js';
+import { senderAuthFigures } from './sender-auth-figures.js';
 import { sweeperFigure } from './sweeper-figure.js';
 import { postgresFigures } from './postgres-figures.js';
 import { liveFigures } from './live-figures.js';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   }
   await service.server.stop();
 
+  if (options.phases.has('auth')) rows.push(...(await senderAuthFigures(context)));
   if (options.phases.has('scale')) rows.push(...(await scaleFigures(context)));
   if (options.phases.has('sweeper')) rows.push(...(await sweeperFigure(options)));
   if (options.phases.has('pg')) rows.push(...(await postgresFigures(context, emptyRows)));

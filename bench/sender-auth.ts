@@ -12,7 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
 import { MailauthSenderAuthenticator } from '../src/mail-auth/mailauth-sender-authenticator.js';
-import { startDnsTestServer } from '../test/helpers/dns-test-server.js';
+import { startLoopbackDnsServer } from '../support/loopback-dns-server.js';
 import { CookieClient } from '../test/helpers/cookie-client.js';
 import { sendRawSmtp } from '../test/helpers/send-raw-smtp.js';
 import { startServer, tempDataDir } from '../test/helpers/server-process.js';
@@ -40,7 +40,7 @@ async function signed(text: string): Promise<Buffer> {
 const percentile = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 const fmt = (ms: number): string => `${ms.toFixed(2)} ms`;
 
-const dns = await startDnsTestServer(zone);
+const dns = await startLoopbackDnsServer(zone);
 const small = await signed('Hello,\n\nyour sign-in code is 482913.\n\nThanks\n'.repeat(20));
 const input = { clientAddress: '127.0.0.1', helo: 'client.bench.test', envelopeFrom: 'alice@bench.test' };
 

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { startLoopbackDnsServer, type LoopbackDnsServer } from '../support/loopback-dns-server.js';
+import { benchSenderZone } from './bench-sender.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 
 /** The repository root (bench/ lives in it). */
@@ -15,6 +17,8 @@ export interface ServiceProcess {
   httpPort: number;
   smtpPort: number;
   baseUrl: string;
+  /** The resolver its sender checks ask (DNS_SERVERS), serving the bench sender's records. */
+  dns: LoopbackDnsServer;
 }
 
 /** Newest modification time of any file under `dir`, in ms. */
@@ -50,7 +54,10 @@ export function migrate(databaseUrl: string): void {
  * Starts the service the way users do (`node dist/main.js serve`, what `npm start` execs),
  * on free loopback ports with RATE_LIMITS=off, and reads the real ports from its
  * `"msg":"listening"` line. Default LOG_LEVEL (info): the per-message log line is part of
- * what users pay for.
+ * what users pay for; default MAIL_AUTH (on), with DNS_SERVERS pointing at a DNS server of
+ * its own on loopback that serves the bench sender's SPF, DKIM and DMARC records
+ * (bench/bench-sender.ts), so the checks run as they do for real mail, not against a
+ * resolver that answers nothing. Stopping the server stops that DNS server too.
  */
 export async function startService(
   databaseUrl: string,
@@ -58,7 +65,8 @@ export async function startService(
   keep?: (line: string) => boolean,
   nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
-  const server = await startChildServer({
+  const dns = await startLoopbackDnsServer(benchSenderZone());
+  const child = await startChildServer({
     command: process.execPath,
     args: [...nodeArgs, MAIN, 'serve'],
     cwd: ROOT,
@@ -69,13 +77,27 @@ export async function startService(
       HOST: '127.0.0.1',
       RATE_LIMITS: 'off',
       DATABASE_URL: databaseUrl,
+      DNS_SERVERS: dns.address,
       ...env,
     },
     isReady: (line) => line.msg === 'listening',
     keep,
     timeoutMs: 120_000,
+  }).catch(async (error: unknown) => {
+    await dns.close();
+    throw error;
   });
+  const server: ChildServer = {
+    ...child,
+    stop: async (graceMs) => {
+      try {
+        await child.stop(graceMs);
+      } finally {
+        await dns.close();
+      }
+    },
+  };
   const httpPort = Number(server.ready.http_port);
   const smtpPort = Number(server.ready.smtp_port);
-  return { server, pid: server.pid, httpPort, smtpPort, baseUrl: `http://127.0.0.1:${httpPort}` };
+  return { server, pid: server.pid, httpPort, smtpPort, baseUrl: `http://127.0.0.1:${httpPort}`, dns };
 }

@@ -1,6 +1,6 @@
 import type { BenchDb } from './bench-db.js';
 import { DOMAIN, RECIPIENT_LOCAL } from './bench-db.js';
-import { cpuSeconds } from './process-stats.js';
+import { cpuSeconds, mainThreadCpuSeconds } from './process-stats.js';
 import { runSmtpSource } from './smtp-source.js';
 import { median } from './stats.js';
 
@@ -10,6 +10,8 @@ export interface IngestCase {
   size: number;
   sessions: number;
   keepConnection: boolean;
+  /** A prepared message to send instead of smtp-source's (bench/sender-auth-figures.ts: a signed one). */
+  messageFile?: string;
 }
 
 /** Figure 1's eight cases: 4 KB and 100 KB, many per connection at 10/50, one per connection at 50/500. */
@@ -36,6 +38,8 @@ export interface IngestRun {
   seconds: number;
   rate: number;
   cpuMsPerMessage: number;
+  /** The main thread's (event loop's) share of cpuMsPerMessage. */
+  mainCpuMsPerMessage: number;
   /** Messages stored during the run (service only). */
   stored?: number;
 }
@@ -44,6 +48,7 @@ export interface IngestRun {
 export interface IngestFigure {
   rate: number;
   cpuMsPerMessage: number;
+  mainCpuMsPerMessage: number;
   runs: IngestRun[];
   /** Stored = sent in every run (null for the floor, which stores nothing). */
   verified: boolean | null;
@@ -70,6 +75,7 @@ export async function measureIngest(
     await target.db?.ensureRecipients(messages);
     const before = await target.db?.countMessages();
     const cpuBefore = cpuSeconds(target.pid);
+    const mainCpuBefore = mainThreadCpuSeconds(target.pid);
     const result = await runSmtpSource(binary, {
       port: target.port,
       sessions: testCase.sessions,
@@ -77,8 +83,10 @@ export async function measureIngest(
       size: testCase.size,
       keepConnection: testCase.keepConnection,
       recipient,
+      messageFile: testCase.messageFile,
     });
     const cpu = cpuSeconds(target.pid) - cpuBefore;
+    const mainCpu = mainThreadCpuSeconds(target.pid) - mainCpuBefore;
     if (!result.ok) throw new Error(`smtp-source failed after ${result.seconds.toFixed(1)} s: ${result.stderr}`);
     const after = await target.db?.countMessages();
     return {
@@ -86,6 +94,7 @@ export async function measureIngest(
       seconds: result.seconds,
       rate: messages / result.seconds,
       cpuMsPerMessage: (cpu * 1000) / messages,
+      mainCpuMsPerMessage: (mainCpu * 1000) / messages,
       stored: before === undefined || after === undefined ? undefined : after - before,
     };
   };
@@ -102,10 +111,11 @@ export async function measureIngest(
     return {
       rate: median(measured.map((run) => run.rate)),
       cpuMsPerMessage: median(measured.map((run) => run.cpuMsPerMessage)),
+      mainCpuMsPerMessage: median(measured.map((run) => run.mainCpuMsPerMessage)),
       runs: measured,
       verified: target.db === undefined ? null : [calibration, ...measured].every((run) => run.stored === run.messages),
     };
   } catch (error) {
-    return { rate: Number.NaN, cpuMsPerMessage: Number.NaN, runs: [], verified: false, error: String(error) };
+    return { rate: Number.NaN, cpuMsPerMessage: Number.NaN, mainCpuMsPerMessage: Number.NaN, runs: [], verified: false, error: String(error) };
   }
 }

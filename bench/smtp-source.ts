@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { BENCH_SENDER, BENCH_SENDER_DOMAIN } from './bench-sender.js';
 import { secondsSince } from './stats.js';
 
 /** Where Debian's postfix package puts the load generator. */
@@ -60,6 +61,8 @@ export interface SmtpSourceRun {
   recipient: string;
   /** Seconds to wait between messages on one session (-w), for a steady moderate load. */
   waitSeconds?: number;
+  /** A prepared message (LF-ended) sent instead of smtp-source's own (-F; `size` is then unused). */
+  messageFile?: string;
 }
 
 /** Outcome of a finished smtp-source run. */
@@ -75,10 +78,11 @@ export function runSmtpSource(binary: string, run: SmtpSourceRun, signal?: Abort
     '-N',
     '-s', String(run.sessions),
     '-m', String(run.messages),
-    '-l', String(run.size),
-    '-f', 'sender@bench.example',
+    // smtp-source refuses -l with -F: the file is the message.
+    ...(run.messageFile === undefined ? ['-l', String(run.size)] : ['-F', run.messageFile]),
+    '-f', BENCH_SENDER,
     '-t', run.recipient,
-    '-M', 'bench.example',
+    '-M', BENCH_SENDER_DOMAIN,
     '-S', 'tempinbox benchmark',
     ...(run.keepConnection ? ['-d'] : []),
     ...(run.waitSeconds !== undefined ? ['-w', String(run.waitSeconds)] : []),

@@ -1,3 +1,5 @@
+import { TtlCache } from './ttl-cache.js';
+
 /**
  * Answers kept at most this long. node:dns does not report the TTL of TXT answers, so every
  * answer is kept for this fixed time: long enough that a burst of mail from one sender
@@ -19,53 +21,39 @@ export type DnsLookup = (name: string, rrtype: string) => Promise<unknown>;
 /** Error codes that are answers (RFC 2308 negative caching): the name or the record does not exist. */
 const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA']);
 
-interface Entry {
-  expiresAt: number;
-  answer: Promise<unknown>;
-}
-
 /**
  * A small bounded cache in front of a DnsLookup, shared by all messages: it keeps answers
  * and "does not exist" for DNS_CACHE_TTL_MS, and shares one pending look-up between
  * concurrent messages. Failures (timeouts, SERVFAIL) are never kept, so the next message asks again.
  */
 export class DnsAnswerCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly answers: TtlCache<Promise<unknown>>;
 
   constructor(
     private readonly lookup: DnsLookup,
-    private readonly now: () => number = Date.now,
-    private readonly ttlMs: number = DNS_CACHE_TTL_MS,
-    private readonly maxEntries: number = DNS_CACHE_MAX_ENTRIES,
-  ) {}
+    now: () => number = Date.now,
+    ttlMs: number = DNS_CACHE_TTL_MS,
+    maxEntries: number = DNS_CACHE_MAX_ENTRIES,
+  ) {
+    this.answers = new TtlCache(ttlMs, maxEntries, now);
+  }
 
   /** The answer for (name, rrtype), from the cache or the network. */
   resolve(name: string, rrtype: string): Promise<unknown> {
     const key = `${rrtype} ${name.toLowerCase()}`;
-    const now = this.now();
-    const cached = this.entries.get(key);
-    if (cached !== undefined && cached.expiresAt > now) return cached.answer;
-    if (cached !== undefined) this.entries.delete(key);
+    const cached = this.answers.get(key);
+    if (cached !== undefined) return cached;
     const answer = this.lookup(name, rrtype);
-    const entry = { expiresAt: now + this.ttlMs, answer };
     answer.catch((error: unknown) => {
       const code = (error as { code?: unknown } | null)?.code;
-      if (typeof code !== 'string' || !NEGATIVE.has(code)) {
-        if (this.entries.get(key) === entry) this.entries.delete(key);
-      }
+      if (typeof code !== 'string' || !NEGATIVE.has(code)) this.answers.deleteIf(key, answer);
     });
-    // Oldest first: a Map iterates in insertion order.
-    while (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, entry);
+    this.answers.set(key, answer);
     return answer;
   }
 
   /** Entries held now (tests, metrics). */
   get size(): number {
-    return this.entries.size;
+    return this.answers.size;
   }
 }

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import { authenticate } from 'mailauth';
 import type { SenderAuthenticator, SenderAuthInput, SenderAuthOutcome } from '../ports/sender-auth.js';
 import { authenticationResultsHeader, formatAuthenticationResults } from './authentication-results-header.js';
 import { deadlineResolver } from './deadline-resolver.js';
 import { DnsAnswerCache, type DnsLookup } from './dns-answer-cache.js';
+import { runMailauthChecks, SpfVerdictCache } from './mailauth-checks.js';
 import { mapMailauthResult, unverified } from './map-mailauth-result.js';
 import { systemDnsLookup } from './system-dns-lookup.js';
 
@@ -39,11 +39,13 @@ export interface MailauthSenderAuthenticatorOptions {
 /**
  * SPF, DKIM, DMARC and ARC with mailauth (by the author of smtp-server and nodemailer), in
  * RFC-strict mode: a body changed after signing is `dkim=fail` (RFC 6376 §6.1.3), not the
- * lenient `neutral`. Look-ups go through a shared bounded cache and a per-message deadline;
- * BIMI is not checked (it needs HTTPS fetches and tells nothing about the sender's identity).
+ * lenient `neutral`. Look-ups go through a shared bounded cache and a per-message deadline,
+ * SPF verdicts through a cache of their own (mailauth-checks.ts); BIMI is not checked (it
+ * needs HTTPS fetches and tells nothing about the sender's identity).
  */
 export class MailauthSenderAuthenticator implements SenderAuthenticator {
   private readonly cache: DnsAnswerCache;
+  private readonly spfVerdicts = new SpfVerdictCache();
 
   constructor(private readonly options: MailauthSenderAuthenticatorOptions) {
     this.cache = new DnsAnswerCache(options.lookup ?? systemDnsLookup(options.dnsServers, options.dnsTimeoutMs));
@@ -53,15 +55,11 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
     const { serverName, dnsTimeoutMs } = this.options;
     const resolver = deadlineResolver((name, rrtype) => this.cache.resolve(name, rrtype), Date.now() + dnsTimeoutMs);
     try {
-      const checks = authenticate(slices(input.message), {
-        ip: plainAddress(input.clientAddress),
-        helo: input.helo,
-        sender: input.envelopeFrom,
-        mta: serverName,
-        resolver: resolver as never,
-        strict: true,
-        disableBimi: true,
-      });
+      const checks = runMailauthChecks(
+        asInput(input.message),
+        { ip: plainAddress(input.clientAddress), helo: input.helo, sender: input.envelopeFrom, mta: serverName, resolver: resolver as never },
+        this.spfVerdicts,
+      );
       const result = await within(checks, dnsTimeoutMs + AUTH_CPU_GRACE_MS);
       const auth = mapMailauthResult(result);
       const header = authenticationResultsHeader(serverName, result, auth);
@@ -75,12 +73,23 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
 }
 
 /**
+ * What mailauth reads: a message of at most AUTH_CHUNK_BYTES (most mail) as one Buffer view,
+ * hashed in one turn like one slice would be, without the stream's plumbing (an async
+ * generator, a Readable and a setImmediate cost ~100 µs a message here, a third of the
+ * checks of a 4 KB message: docs/benchmarks.md, "Sender authentication: what it costs");
+ * a larger one as slices.
+ */
+function asInput(message: Uint8Array): Buffer | Readable {
+  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+  return bytes.byteLength <= AUTH_CHUNK_BYTES ? bytes : slices(bytes);
+}
+
+/**
  * The message as a stream of AUTH_CHUNK_BYTES views (no copies), with a turn of the event
  * loop between slices: stream plumbing alone runs on process.nextTick, which never lets
  * timers or sockets in, so without setImmediate the whole hash would still be one stall.
  */
-function slices(message: Uint8Array): Readable {
-  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+function slices(bytes: Buffer): Readable {
   return Readable.from(
     (async function* () {
       for (let offset = 0; offset < bytes.length; offset += AUTH_CHUNK_BYTES) {

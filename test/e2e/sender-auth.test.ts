@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
-import { startDnsTestServer, type DnsTestServer } from '../helpers/dns-test-server.js';
+import { startLoopbackDnsServer, type LoopbackDnsServer } from '../../support/loopback-dns-server.js';
 import { sendRawSmtp } from '../helpers/send-raw-smtp.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { splitTrace } from '../helpers/trace-headers.js';
@@ -29,6 +29,11 @@ const ZONE = {
   '_dmarc.signed.test': ['v=DMARC1; p=reject'],
   'soft.test': [`v=spf1 ip4:${ALLOWED} ~all`],
   'nospf.test': ['some unrelated text record'],
+  // Asked only by the cache test, so that what the other tests asked first cannot hide a miss.
+  'repeat.test': [`v=spf1 include:_spf.repeat.test -all`],
+  '_spf.repeat.test': [`v=spf1 ip4:${ALLOWED} -all`],
+  's1._domainkey.repeat.test': [`v=DKIM1; k=rsa; p=${PUBLIC_KEY}`],
+  '_dmarc.repeat.test': ['v=DMARC1; p=quarantine'],
 };
 
 type Auth = {
@@ -57,14 +62,14 @@ function unsignedMessage(from: string, body = 'Plain unsigned mail.'): Buffer {
 }
 
 describe('sender authentication (MAIL_AUTH=on, local DNS server)', () => {
-  let dns: DnsTestServer;
+  let dns: LoopbackDnsServer;
   let server: ServerProcess;
   const data = tempDataDir();
   let owner: CookieClient;
   let inbox: { email: string; username: string };
 
   beforeAll(async () => {
-    dns = await startDnsTestServer(ZONE);
+    dns = await startLoopbackDnsServer(ZONE);
     server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', MAIL_AUTH: 'on', DNS_SERVERS: dns.address, DOMAINS: 'tempinbox.test' });
     owner = new CookieClient(server.baseUrl);
     inbox = (await owner.get('/api/create')).json;
@@ -117,6 +122,24 @@ describe('sender authentication (MAIL_AUTH=on, local DNS server)', () => {
     expect(listed.auth.dkim).toEqual([{ result: 'permerror', domain: 'signed.test', selector: 'missing' }]);
   });
 
+  it('a second message from the same sender asks the resolver nothing: DNS answers and the SPF verdict are cached', async () => {
+    const before = dns.queryCount;
+    const first = await deliver(await signedMessage({ from: 'alice@repeat.test' }), 'alice@repeat.test', ALLOWED);
+    const asked = dns.queries.slice(before);
+    // SPF with its include, the DKIM key, DMARC (and its tree walk past the domain).
+    expect(asked).toEqual(expect.arrayContaining(['TXT repeat.test', 'TXT _spf.repeat.test', 'TXT s1._domainkey.repeat.test', 'TXT _dmarc.repeat.test']));
+    const afterFirst = dns.queryCount;
+    const second = await deliver(await signedMessage({ from: 'alice@repeat.test', subject: 'Again' }), 'alice@repeat.test', ALLOWED);
+    expect(dns.queryCount).toBe(afterFirst);
+    expect(second.listed.auth).toEqual(first.listed.auth);
+    expect(first.listed.auth).toEqual({
+      spf: { result: 'pass', domain: 'repeat.test' },
+      dkim: [{ result: 'pass', domain: 'repeat.test', selector: 's1' }],
+      dmarc: { result: 'pass', domain: 'repeat.test', policy: 'quarantine' },
+      arc: { result: 'none' },
+    });
+  });
+
   it('SPF softfail, and none for a domain without an SPF record', async () => {
     const soft = await deliver(unsignedMessage('bob@soft.test'), 'bob@soft.test', OTHER);
     expect(soft.listed.auth.spf).toEqual({ result: 'softfail', domain: 'soft.test' });
@@ -156,12 +179,12 @@ describe('a resolver that never answers', () => {
   const TIMEOUT_MS = 1000;
   /** Loaded-machine margin on top of the DNS budget: parsing and storing a small message takes a few ms. */
   const MARGIN_MS = 1500;
-  let dns: DnsTestServer;
+  let dns: LoopbackDnsServer;
   let server: ServerProcess;
   const data = tempDataDir();
 
   beforeAll(async () => {
-    dns = await startDnsTestServer({}, { silent: true });
+    dns = await startLoopbackDnsServer({}, { silent: true });
     server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', MAIL_AUTH: 'on', DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: String(TIMEOUT_MS) });
   });
   afterAll(async () => {
@@ -190,11 +213,11 @@ describe('a resolver that never answers', () => {
 
 describe('MAIL_AUTH=off', () => {
   let server: ServerProcess;
-  let dns: DnsTestServer;
+  let dns: LoopbackDnsServer;
   const data = tempDataDir();
 
   beforeAll(async () => {
-    dns = await startDnsTestServer(ZONE);
+    dns = await startLoopbackDnsServer(ZONE);
     server = await startServer({ DATABASE_URL: data.databaseUrl, RATE_LIMITS: 'off', MAIL_AUTH: 'off', DNS_SERVERS: dns.address });
   });
   afterAll(async () => {

@@ -3,14 +3,28 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 /** TXT records by lowercase name: each record is one string (split into 255-byte pieces on the wire). */
 export type TxtZone = Record<string, string[]>;
 
-/** A DNS server on loopback UDP for tests: answers TXT from a zone, NXDOMAIN for unknown names. */
-export interface DnsTestServer {
+/**
+ * A DNS server on loopback UDP: answers TXT from a zone, NXDOMAIN for unknown names. The
+ * sender-authentication tests (test/e2e) and the benchmark (bench/, so that MAIL_AUTH=on is
+ * measured against real records rather than a resolver that answers nothing) both start one
+ * and point the service's DNS_SERVERS at it; nothing of it ships in dist/.
+ */
+export interface LoopbackDnsServer {
   /** `127.0.0.1:<port>`, as DNS_SERVERS takes it. */
   address: string;
-  /** Questions received, as `TYPE name`. */
+  /** The first MAX_KEPT_QUERIES questions received, as `TYPE name`. */
   queries: string[];
+  /** Questions received in all (a benchmark asks far more than are kept). */
+  readonly queryCount: number;
   close(): Promise<void>;
 }
+
+/**
+ * Questions kept for inspection: a test asks a handful, a benchmark with a working answer
+ * cache a few per minute; past this only the count grows, so a long run without the cache
+ * cannot grow the list without bound.
+ */
+export const MAX_KEPT_QUERIES = 10_000;
 
 const TYPE_TXT = 16;
 const TYPE_NAMES: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA' };
@@ -70,13 +84,16 @@ function answer(query: Buffer, zone: TxtZone): Buffer {
  * Starts a DNS server on 127.0.0.1 (a free UDP port). `silent`: it reads every query and
  * never answers (a dead resolver).
  */
-export async function startDnsTestServer(zone: TxtZone, options: { silent?: boolean } = {}): Promise<DnsTestServer> {
+export async function startLoopbackDnsServer(zone: TxtZone, options: { silent?: boolean } = {}): Promise<LoopbackDnsServer> {
   const socket: Socket = createSocket('udp4');
   const queries: string[] = [];
+  let queryCount = 0;
+  let closing: Promise<void> | undefined;
   socket.on('message', (query: Buffer, peer: RemoteInfo) => {
     try {
       const { name, type } = readQuestion(query);
-      queries.push(`${TYPE_NAMES[type] ?? type} ${name}`);
+      queryCount += 1;
+      if (queries.length < MAX_KEPT_QUERIES) queries.push(`${TYPE_NAMES[type] ?? type} ${name}`);
       if (options.silent === true) return;
       socket.send(answer(query, zone), peer.port, peer.address);
     } catch {
@@ -87,6 +104,10 @@ export async function startDnsTestServer(zone: TxtZone, options: { silent?: bool
   return {
     address: `127.0.0.1:${socket.address().port}`,
     queries,
-    close: () => new Promise<void>((done) => socket.close(() => done())),
+    get queryCount() {
+      return queryCount;
+    },
+    // Idempotent: a benchmark's cleanup may stop a service (and so its DNS server) twice.
+    close: () => (closing ??= new Promise<void>((done) => socket.close(() => done()))),
   };
 }

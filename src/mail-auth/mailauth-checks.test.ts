@@ -1,0 +1,88 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { authenticate, dkimSign } from 'mailauth';
+import { describe, expect, it } from 'vitest';
+import { authenticationResultsHeader } from './authentication-results-header.js';
+import { runMailauthChecks, SpfVerdictCache, type MailauthCheckOptions } from './mailauth-checks.js';
+import { mapMailauthResult } from './map-mailauth-result.js';
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+const ZONE: Record<string, string[]> = {
+  'example.org': ['v=spf1 include:_spf.example.org -all'],
+  '_spf.example.org': ['v=spf1 ip4:192.0.2.0/24 -all'],
+  's1._domainkey.example.org': [`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`],
+  '_dmarc.example.org': ['v=DMARC1; p=reject'],
+};
+
+/** A resolver over ZONE that counts its questions; `failing` names answer ETIMEOUT. */
+function zoneResolver(failing: string[] = []): { resolver: MailauthCheckOptions['resolver']; questions: string[] } {
+  const questions: string[] = [];
+  const resolver = (name: string, rrtype: string): Promise<string[][]> => {
+    questions.push(`${rrtype} ${name}`);
+    if (failing.includes(name)) return Promise.reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' }));
+    const records = rrtype === 'TXT' ? ZONE[name.toLowerCase()] : undefined;
+    if (records === undefined) return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
+    return Promise.resolve(records.map((record) => [record]));
+  };
+  return { resolver: resolver as MailauthCheckOptions['resolver'], questions };
+}
+
+const unsigned = Buffer.from('From: Alice <alice@example.org>\r\nTo: b@tempinbox.test\r\nSubject: hi\r\nMessage-ID: <1@example.org>\r\n\r\nHello.\r\n');
+
+async function signed(selector = 's1'): Promise<Buffer> {
+  const result = await dkimSign(unsigned, { signingDomain: 'example.org', selector, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string });
+  return Buffer.concat([Buffer.from(result.signatures), unsigned]);
+}
+
+describe('runMailauthChecks', () => {
+  it("gives what mailauth's authenticate() gives, as the API and our header show it", async () => {
+    const altered = Buffer.from((await signed()).toString('latin1').replace('Hello.', 'Hullo.'), 'latin1');
+    const cases: Array<[string, Buffer, string, string, string]> = [
+      ['unsigned, SPF pass', unsigned, '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['unsigned, SPF fail, DMARC fail', unsigned, '198.51.100.1', 'example.org', 'alice@example.org'],
+      ['signed', await signed(), '198.51.100.1', 'example.org', 'alice@example.org'],
+      ['body altered', altered, '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['no key for the selector', await signed('missing'), '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['null sender (SPF checks the HELO name)', unsigned, '192.0.2.7', 'example.org', ''],
+      ['null sender, no HELO name (the address stands for it)', unsigned, '192.0.2.7', '', ''],
+      ['null sender, an address as HELO name', unsigned, '192.0.2.7', '192.0.2.7', ''],
+    ];
+    for (const [name, message, ip, helo, sender] of cases) {
+      const options = { ip, helo, sender, mta: 'mx.tempinbox.test' };
+      const ours = await runMailauthChecks(message, { ...options, resolver: zoneResolver().resolver }, new SpfVerdictCache());
+      const theirs = await authenticate(message, { ...options, resolver: zoneResolver().resolver, strict: true, disableBimi: true });
+      const auth = mapMailauthResult(ours);
+      expect(auth, name).toEqual(mapMailauthResult(theirs));
+      expect(authenticationResultsHeader('mx.tempinbox.test', ours, auth), name).toBe(authenticationResultsHeader('mx.tempinbox.test', theirs, auth));
+    }
+  });
+});
+
+describe('SpfVerdictCache', () => {
+  const options = (resolver: MailauthCheckOptions['resolver'], sender = 'alice@example.org') => ({ ip: '192.0.2.7', helo: 'example.org', sender, mta: 'mx.test', resolver, strict: true });
+
+  it('evaluates SPF once per client address, HELO and sender until the verdict expires', async () => {
+    let now = 0;
+    const cache = new SpfVerdictCache(() => now, 1000, 10);
+    const { resolver, questions } = zoneResolver();
+    const first = await cache.verdict(options(resolver));
+    expect(first.status.result).toBe('pass');
+    expect(questions).toEqual(['TXT example.org', 'TXT _spf.example.org']);
+    expect(await cache.verdict(options(resolver))).toBe(first);
+    expect(questions).toHaveLength(2);
+    // Another sender is another verdict (macros may read its local part, the comment names it).
+    expect((await cache.verdict(options(resolver, 'bob@example.org'))).status.comment).toContain('bob@example.org');
+    expect(questions).toHaveLength(4);
+    now = 1000;
+    await cache.verdict(options(resolver));
+    expect(questions).toHaveLength(6);
+  });
+
+  it('never keeps a temperror: the next message evaluates again', async () => {
+    const cache = new SpfVerdictCache();
+    const { resolver, questions } = zoneResolver(['_spf.example.org']);
+    expect((await cache.verdict(options(resolver))).status.result).toBe('temperror');
+    expect((await cache.verdict(options(resolver))).status.result).toBe('temperror');
+    expect(questions.filter((q) => q === 'TXT _spf.example.org')).toHaveLength(2);
+    expect(cache.size).toBe(0);
+  });
+});

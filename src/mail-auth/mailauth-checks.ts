@@ -1,0 +1,101 @@
+import { isIP } from 'node:net';
+import { arc, dkimVerify, spf, type ARCResult, type DKIMVerifyResult, type DMARCResult, type DNSResolver, type SPFResult } from 'mailauth';
+// Not re-exported by mailauth's entry point; typed by its own index.d.ts (mailauth is pinned).
+import { evaluateDmarc } from 'mailauth/lib/dmarc/index.js';
+import { TtlCache } from './ttl-cache.js';
+
+/**
+ * An SPF verdict is kept this long. It is made from DNS answers up to DNS_CACHE_TTL_MS (60 s)
+ * old, so a changed SPF record is seen within 90 s at worst; mail from one sender (a test
+ * suite, a newsletter) then evaluates its SPF record about twice a minute instead of once
+ * a message (~65 µs each for one include: docs/benchmarks.md, "Sender authentication:
+ * what it costs").
+ */
+export const SPF_VERDICT_TTL_MS = 30_000;
+
+/** Verdicts kept at most, the oldest dropped first: one per (client address, HELO, sender) of a busy minute. */
+export const SPF_VERDICT_MAX_ENTRIES = 1_000;
+
+/** What the checks are told of the SMTP transaction, and where they look DNS up. */
+export interface MailauthCheckOptions {
+  ip: string;
+  helo: string;
+  /** MAIL FROM; '' for the null sender (SPF then checks the HELO name, RFC 7208 §2.4). */
+  sender: string;
+  /** Our name: the authserv-id, and the host named in SPF's comments. */
+  mta: string;
+  resolver: DNSResolver;
+}
+
+/** The verdicts of mailauth's checks, as its authenticate() returns them (the fields we read). */
+export interface MailauthVerdicts {
+  dkim: DKIMVerifyResult;
+  spf: SPFResult;
+  arc: ARCResult;
+  dmarc: DMARCResult | false;
+}
+
+/**
+ * SPF verdicts by (client address, HELO name, envelope sender): a verdict depends on nothing
+ * else but DNS answers (RFC 7208 §4.1, check_host()), and the whole sender is in the key
+ * because macros may use its local part and the verdict's comment names it. A `temperror`
+ * (a DNS answer that did not come) is never kept.
+ */
+export class SpfVerdictCache {
+  private readonly verdicts: TtlCache<SPFResult>;
+
+  constructor(now: () => number = Date.now, ttlMs = SPF_VERDICT_TTL_MS, maxEntries = SPF_VERDICT_MAX_ENTRIES) {
+    this.verdicts = new TtlCache(ttlMs, maxEntries, now);
+  }
+
+  /** The verdict of `options`, kept or evaluated now (and kept when it is not temperror). */
+  async verdict(options: MailauthCheckOptions & { strict: boolean }): Promise<SPFResult> {
+    const key = `${options.ip}\n${options.helo}\n${options.sender}\n${options.mta}`;
+    const kept = this.verdicts.get(key);
+    if (kept !== undefined) return kept;
+    const result = await spf(options);
+    if (result.status.result !== 'temperror') this.verdicts.set(key, result);
+    return result;
+  }
+
+  /** Verdicts held now (tests). */
+  get size(): number {
+    return this.verdicts.size;
+  }
+}
+
+/**
+ * mailauth's authenticate() in strict mode without what we do not use: DKIM, SPF (through the
+ * verdict cache), ARC and DMARC, in that order and with the same inputs as authenticate()
+ * gives them (mailauth 7.1.0, lib/mailauth.js), but no BIMI, no ARC sealing, no parsed
+ * Received chain and no header text (authentication-results-header.ts writes ours from the
+ * verdicts). authenticate()'s last step, correcting each signature's `aligned` flag after
+ * DMARC, is left out too: neither the API nor our header shows that flag.
+ */
+export async function runMailauthChecks(message: Buffer | NodeJS.ReadableStream, options: MailauthCheckOptions, spfVerdicts: SpfVerdictCache): Promise<MailauthVerdicts> {
+  const strict = true;
+  const { resolver, ip, sender } = options;
+  const dkim = await dkimVerify(message as Buffer, { resolver, sender, strict });
+  // authenticate(): no HELO name means the client address, and an address goes in brackets.
+  const plainHelo = options.helo === '' ? ip : options.helo;
+  const helo = isIP(plainHelo) === 0 ? plainHelo : `[${plainHelo}]`;
+  const spfResult = await spfVerdicts.verdict({ ...options, helo, strict });
+  // What authenticate() passes; mailauth's typings name the two shapes differently.
+  const arcResult = await arc(dkim.arc as unknown as Parameters<typeof arc>[0], { resolver, strict, ip });
+  let dmarc: DMARCResult | false = false;
+  // As authenticate(): an empty list too, for which DMARC says why it could not evaluate.
+  if (dkim.headerFrom !== undefined) {
+    ({ response: dmarc } = await evaluateDmarc({
+      headerFrom: dkim.headerFrom,
+      fromFields: dkim.fromFields,
+      spfDomains: spfResult.status.result === 'pass' && spfResult.domain !== '' ? [spfResult.domain] : [],
+      dkimDomains: dkim.results
+        .filter((row) => row.status.result === 'pass')
+        .map((row) => ({ id: row.id, domain: row.signingDomain ?? '', aligned: row.status.aligned, underSized: row.status.underSized })),
+      arcResult,
+      resolver,
+      strict,
+    }));
+  }
+  return { dkim, spf: spfResult, arc: arcResult, dmarc };
+}
