@@ -27,12 +27,16 @@ import {
   type StorePolicy,
   type MessagePage,
   type MessagePageQuery,
+  type InboxMark,
+  type MessageIdPage,
+  type MessageIdQuery,
 } from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
 import type { SqlDialect, StoreFailureKind } from './dialect.js';
 import {
   attachmentsOfContent,
+  attachmentsOfContents,
   attachmentsOfPage,
   findAttachmentContent,
   findMessageRow,
@@ -43,9 +47,10 @@ import {
   listMessageRows,
   toCutMessageView,
   toMessageView,
+  type MessageCutRow,
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
-import { createHotQueries, type HotQueries } from './hot-queries.js';
+import { createHotQueries, LISTED_IDS_PER_STATEMENT, type HotQueries } from './hot-queries.js';
 import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
 import { notifyInTransaction } from './inbox-notify.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
@@ -118,17 +123,21 @@ export class SqlMailStore implements MailStore {
 
   insertSession(session: Session): Promise<void> {
     return this.run('insertSession', async () => {
-      await this.db
-        .insertInto('sessions')
-        .values({
-          id: session.id,
-          token_hash: session.tokenHash,
-          created_at: toMillis(session.createdAt),
-          expires_at: toMillis(session.expiresAt),
-          license_id: session.licenseId,
-        })
-        .execute();
+      await this.db.insertInto('sessions').values(sessionRow(session)).execute();
     });
+  }
+
+  insertSessionWithInbox(session: Session, inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    return this.run('insertSessionWithInbox', () =>
+      this.nameTakenAs<InsertInboxResult>('taken', async () => {
+        // A name clash throws inside the transaction, which rolls the session back with it.
+        await this.db.transaction().execute(async (trx) => {
+          await trx.insertInto('sessions').values(sessionRow(session)).execute();
+          await insertInboxIn(trx, this.dialect, inbox, now);
+        });
+        return 'created';
+      }),
+    );
   }
 
   findSession(tokenHash: string, now: Date): Promise<Session | null> {
@@ -346,6 +355,46 @@ export class SqlMailStore implements MailStore {
     });
   }
 
+  markInbox(inboxId: string, sinceId = ''): Promise<InboxMark> {
+    return this.run('markInbox', async () => {
+      const [row] = await this.hot.markInbox.execute(this.db, inboxId, sinceId);
+      const count = toCount(row?.n);
+      // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
+      const newest = BigInt(String(row?.newest ?? 0));
+      const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
+      return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
+    });
+  }
+
+  listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
+    return this.run('listMessageIds', async () => {
+      const { sinceId = '', beforeId } = query;
+      const limit = Math.max(0, Math.floor(query.limit));
+      const ids = hasFilter(query.filter)
+        ? (await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes: 0 })).map((row) => row.id)
+        : (beforeId === undefined
+            ? await this.hot.listIds.execute(this.db, inboxId, sinceId, limit)
+            : await this.hot.listIdsBefore.execute(this.db, inboxId, sinceId, beforeId, limit)
+          ).map((row) => row.id);
+      const beforeFound = beforeId === undefined || ids.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
+      return { ids, beforeFound };
+    });
+  }
+
+  findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
+    return this.run('findListedMessages', async () => {
+      const cut = Math.max(0, Math.floor(maxFieldBytes));
+      const rows: MessageCutRow[] = [];
+      for (const batch of chunks([...new Set(ids)], LISTED_IDS_PER_STATEMENT)) {
+        // Fill the template's slots by repeating an id: IN ignores the duplicates.
+        const slots = Array.from({ length: LISTED_IDS_PER_STATEMENT }, (_, i) => batch[i] ?? batch[0] ?? '');
+        rows.push(...(await this.hot.listByIds.execute(this.db, inboxId, cut, ...slots)));
+      }
+      const attachments = await attachmentsOfContents(this.db, rows.filter((row) => row.attachment_count > 0).map((row) => row.content_id));
+      return rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], cut));
+    });
+  }
+
   listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage> {
     return this.run('listMessagePage', async () => {
       const { sinceId = '', beforeId } = query;
@@ -454,6 +503,17 @@ export class SqlMailStore implements MailStore {
       }
     }
   }
+}
+
+/** A session as its row. */
+function sessionRow(session: Session) {
+  return {
+    id: session.id,
+    token_hash: session.tokenHash,
+    created_at: toMillis(session.createdAt),
+    expires_at: toMillis(session.expiresAt),
+    license_id: session.licenseId,
+  };
 }
 
 /** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */
