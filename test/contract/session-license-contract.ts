@@ -44,6 +44,18 @@ export function describeSessionLicenseContract(store: StoreGetter): void {
       expect(await store().listActiveInboxes({ sessionId: loser.id, licenseId: null }, at(1))).toMatchObject([{ id: second.id }]);
     });
 
+    it('insertSessionWithInbox at once for many sessions: a taken name fails alone', async () => {
+      const held = await addInbox(store(), { expiresAt: at(60) });
+      const sessions = Array.from({ length: 6 }, () => makeSession());
+      const inboxes = sessions.map((session, i) => makeInbox({ sessionId: session.id, ...(i === 3 ? { username: held.username } : {}) }));
+      const results = await Promise.all(sessions.map((session, i) => store().insertSessionWithInbox(session, inboxes[i] ?? makeInbox(), at(1))));
+      expect(results).toEqual(['created', 'created', 'created', 'taken', 'created', 'created']);
+      for (const [i, session] of sessions.entries()) {
+        expect(await store().findSession(session.tokenHash, at(1)), `session ${i}`).toEqual(i === 3 ? null : session);
+      }
+      expect((await store().findInboxByUsername(held.username))?.id).toBe(held.id);
+    });
+
     it('insertSessionWithInbox takes over the name of an expired inbox, without its messages', async () => {
       const old = await addInbox(store(), { expiresAt: at(5) });
       const oldMessage = await deliverOne(store(), old.id);

@@ -18,6 +18,23 @@ export function createHotQueries() {
     findSession: new QueryTemplate(2, (db, tokenHash: string, now: number) =>
       db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now),
     ),
+    insertSession: new QueryTemplate(5, (db, id: string, tokenHash: string, createdAt: number, expiresAt: number, licenseId: string | null) =>
+      db.insertInto('sessions').values({ id, token_hash: tokenHash, created_at: createdAt, expires_at: expiresAt, license_id: licenseId }),
+    ),
+    /**
+     * A new inbox unless some inbox (live or expired) holds its username: then no row, and the
+     * caller takes the general path (insertInboxIn). ON CONFLICT DO NOTHING, on both backends,
+     * neither fails the statement nor aborts a PostgreSQL transaction.
+     */
+    insertInboxUnlessNamed: new QueryTemplate(
+      7,
+      (db, id: string, username: string, domain: string, createdAt: number, expiresAt: number, sessionId: string | null, licenseId: string | null) =>
+        db
+          .insertInto('inboxes')
+          .values({ id, username, domain, created_at: createdAt, expires_at: expiresAt, session_id: sessionId, license_id: licenseId })
+          .onConflict((conflict) => conflict.column('username').doNothing())
+          .returning('id'),
+    ),
     findInboxByUsername: new QueryTemplate(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
     countMessages: new QueryTemplate(1, (db, inboxId: string) =>
       db.selectFrom('messages').select((eb) => eb.fn.countAll<DbCount>().as('n')).where('inbox_id', '=', inboxId),

@@ -64,6 +64,13 @@ import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from '
  */
 export const MAX_LISTED_INBOXES = 10_000;
 
+/** One insertSessionWithInbox. */
+interface NewSession {
+  session: Session;
+  inbox: Inbox;
+  now: Date;
+}
+
 /** Tries of one operation that the database aborted as a deadlock or serialisation failure. */
 const MAX_ATTEMPTS = 3;
 /** Base wait before such a retry; grows with the attempt. */
@@ -79,6 +86,8 @@ export class SqlMailStore implements MailStore {
   private readonly hot: HotQueries = createHotQueries();
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
   private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>> | undefined;
+  /** New sessions with their inboxes, gathered the same way (GET /api/create under load). */
+  private readonly sessionQueue: GroupCommitQueue<NewSession, true> | undefined;
 
   /**
    * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
@@ -91,6 +100,17 @@ export class SqlMailStore implements MailStore {
     options: { groupCommit?: boolean } = {},
   ) {
     this.messageQueue = options.groupCommit === true ? new GroupCommitQueue((group) => insertMessageGroup(db, dialect, group)) : undefined;
+    // A group with a taken name fails as a whole and is retried one by one (GroupCommitQueue):
+    // only that create sees the unique violation, which nameTakenAs turns into `taken`.
+    this.sessionQueue =
+      options.groupCommit === true
+        ? new GroupCommitQueue((group) =>
+            db.transaction().execute(async (trx) => {
+              for (const item of group) await this.writeSessionWithInbox(trx, item);
+              return group.map(() => true as const);
+            }),
+          )
+        : undefined;
   }
 
   migrate(): Promise<void> {
@@ -115,6 +135,7 @@ export class SqlMailStore implements MailStore {
     if (this.closed) return;
     // Messages already queued are committed (and their callers answered) before the database closes.
     await this.messageQueue?.drain();
+    await this.sessionQueue?.drain();
     this.closed = true;
     await this.run('close', () => this.db.destroy());
   }
@@ -123,21 +144,37 @@ export class SqlMailStore implements MailStore {
 
   insertSession(session: Session): Promise<void> {
     return this.run('insertSession', async () => {
-      await this.db.insertInto('sessions').values(sessionRow(session)).execute();
+      await this.insertSessionIn(this.db, session);
     });
   }
 
   insertSessionWithInbox(session: Session, inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    const item = { session, inbox, now };
     return this.run('insertSessionWithInbox', () =>
+      // A name clash throws inside the transaction, which rolls the session back with it.
       this.nameTakenAs<InsertInboxResult>('taken', async () => {
-        // A name clash throws inside the transaction, which rolls the session back with it.
-        await this.db.transaction().execute(async (trx) => {
-          await trx.insertInto('sessions').values(sessionRow(session)).execute();
-          await insertInboxIn(trx, this.dialect, inbox, now);
-        });
+        if (this.sessionQueue !== undefined) await this.sessionQueue.push(item);
+        else await this.db.transaction().execute((trx) => this.writeSessionWithInbox(trx, item));
         return 'created';
       }),
     );
+  }
+
+  /** The statements of insertSessionWithInbox, inside the caller's transaction. */
+  private async writeSessionWithInbox(trx: Kysely<Database>, { session, inbox, now }: NewSession): Promise<void> {
+    await this.insertSessionIn(trx, session);
+    // A generated name is almost never held: one statement inserts it; else insertInboxIn
+    // decides (takes over an expired holder's name, or throws the unique violation).
+    const { id, username, domain, createdAt, expiresAt, sessionId, licenseId } = inbox;
+    const [inserted] = await this.hot.insertInboxUnlessNamed.execute(
+      trx, id, username, domain, toMillis(createdAt), toMillis(expiresAt), sessionId, licenseId,
+    );
+    if (inserted === undefined) await insertInboxIn(trx, this.dialect, inbox, now);
+  }
+
+  private async insertSessionIn(db: Kysely<Database>, session: Session): Promise<void> {
+    const { id, tokenHash, createdAt, expiresAt, licenseId } = session;
+    await this.hot.insertSession.execute(db, id, tokenHash, toMillis(createdAt), toMillis(expiresAt), licenseId);
   }
 
   findSession(tokenHash: string, now: Date): Promise<Session | null> {
@@ -503,17 +540,6 @@ export class SqlMailStore implements MailStore {
       }
     }
   }
-}
-
-/** A session as its row. */
-function sessionRow(session: Session) {
-  return {
-    id: session.id,
-    token_hash: session.tokenHash,
-    created_at: toMillis(session.createdAt),
-    expires_at: toMillis(session.expiresAt),
-    license_id: session.licenseId,
-  };
 }
 
 /** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */
