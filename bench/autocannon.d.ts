@@ -27,9 +27,14 @@ declare module 'autocannon' {
     timeouts: number;
     non2xx: number;
     '2xx': number;
+    /** Answers per status code, e.g. { '304': { count: 5 } }. */
+    statusCodeStats: Record<string, { count: number } | undefined>;
   }
   interface Instance {
     stop(): void;
+  }
+  namespace autocannon {
+    export type { Result };
   }
   function autocannon(options: Options, callback: (error: Error | null, result: Result) => void): Instance;
   // CommonJS: module.exports = autocannon (imported as a default through esModuleInterop).

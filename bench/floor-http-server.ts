@@ -1,6 +1,6 @@
 /**
  * The Node HTTP floor: a bare node:http server that answers `GET /<n>` with a JSON body of
- * exactly n bytes and the headers tempinbox's API sends. Prints `{"msg":"listening","port":N}`.
+ * exactly n bytes and the headers tempinbox's API sends, and `GET /304` with a 304 and an ETag. Prints `{"msg":"listening","port":N}`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +18,15 @@ function bodyOf(bytes: number): Buffer {
   return body;
 }
 
+/** What the floor answers `GET /304` with: a 304 and an ETag of the service's length. */
+const NOT_MODIFIED_ETAG = `"${'x'.repeat(22)}"`;
+
 const server = createServer((request, response) => {
+  if (request.url === '/304') {
+    response.writeHead(304, { 'cache-control': 'no-store', etag: NOT_MODIFIED_ETAG });
+    response.end();
+    return;
+  }
   const bytes = Number((request.url ?? '/').slice(1).split('?')[0]) || 0;
   const body = bodyOf(bytes);
   response.writeHead(200, {

@@ -10,6 +10,8 @@ export interface HttpLoad {
   headers?: Record<string, string>;
   /** Requests per second over all connections (a fixed, moderate load); unset: as fast as possible. */
   overallRate?: number;
+  /** The status every answer must have (e.g. 304); unset: any 2xx. */
+  expectStatus?: number;
 }
 
 /** What one run measured. Latencies in ms. */
@@ -41,11 +43,18 @@ export function runHttpLoad(load: HttpLoad): Promise<HttpLoadResult> {
           p50: result.latency.p50,
           p99: result.latency.p99,
           max: result.latency.max,
-          failures: result.non2xx + result.errors + result.timeouts,
+          failures: unexpectedAnswers(result, load.expectStatus) + result.errors + result.timeouts,
         });
       },
     );
   });
+}
+
+/** Answers that were not 2xx, or not `expectStatus` when it is given. */
+function unexpectedAnswers(result: autocannon.Result, expectStatus: number | undefined): number {
+  if (expectStatus === undefined) return result.non2xx;
+  const expected = result.statusCodeStats[String(expectStatus)]?.count ?? 0;
+  return result['2xx'] + result.non2xx - expected;
 }
 
 /**

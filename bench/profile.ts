@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile.ts [smtp-4k|smtp-signed|smtp-100k|smtp-one|check|since|create] [seconds] [NAME=value…]`: runs one
+ * `npx tsx bench/profile.ts [smtp-4k|smtp-signed|smtp-100k|smtp-one|check|since|etag|create] [seconds] [NAME=value…]`: runs one
  * load against the service started with `node --cpu-prof`, then prints where its CPU went
  * (self time by function and by package, inclusive time of the hot paths). The .cpuprofile
  * is kept for a flame graph (open it in Chrome DevTools or speedscope). It also prints the
@@ -8,6 +8,7 @@
  * `smtp-signed` sends a DKIM-signed 4 KB message (bench/bench-sender.ts); NAME=value pairs
  * are added to the service's environment (e.g. MAIL_AUTH=off). The sender checks ask the
  * service's loopback DNS server (bench/service-process.ts).
+ * `etag` is the check answered 304 (If-None-Match with the check's own ETag).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -75,9 +76,12 @@ try {
       load === 'create'
         ? `${service.baseUrl}/api/create`
         : `${service.baseUrl}/api/check/${inbox.username}${load === 'since' ? `?since=${newest}` : ''}`;
+    const cookie = { cookie: inbox.cookie };
+    const etag = load === 'etag' ? ((await fetch(url, { headers: cookie })).headers.get('etag') ?? '') : undefined;
+    const headers = load === 'create' ? {} : etag === undefined ? cookie : { ...cookie, 'if-none-match': etag };
     const cpuBefore = cpuSeconds(service.pid);
     mark();
-    const result = await runHttpLoad({ url, connections: 10, seconds, headers: load === 'create' ? {} : { cookie: inbox.cookie } });
+    const result = await runHttpLoad({ url, connections: 10, seconds, headers, expectStatus: etag === undefined ? undefined : 304 });
     mark();
     serverCpu = cpuSeconds(service.pid) - cpuBefore;
     items = Math.round(result.rps * seconds);

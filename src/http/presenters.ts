@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Inbox, InboxWithCount, MessageDetail, MessageView } from '../domain/types.js';
-import type { CheckPage } from '../services/check-page.js';
+import type { CheckListing, CheckPage } from '../services/check-page.js';
 import type { CheckResponse, InboxResponse, Message, MessageDetailResponse } from './schemas/inbox-schemas.js';
 
 /** Lifetime in whole seconds (contract: ttl = expires_at − created_at). */
@@ -62,9 +62,18 @@ export function checkJsonWriter() {
     /** Bytes of the message in the answer. */
     measure: (message: MessageView): number => Buffer.byteLength(json(message), 'utf8'),
     /** The whole answer, the same JSON as presentCheck(page). */
-    render: (page: CheckPage): string =>
-      `{"success":true,"count":${page.messages.length},"emails":[${page.messages.map(json).join(',')}],"has_more":${page.hasMore}}`,
+    render: (page: CheckPage): string => checkAnswerJson(page.messages.map(json), page.hasMore),
   };
+}
+
+/** The check answer of a listing read as fragments (readCheckListing): the same JSON as presentCheck. */
+export function renderCheckListing(listing: CheckListing): string {
+  return checkAnswerJson(listing.fragments.map((fragment) => fragment.text), listing.hasMore);
+}
+
+/** CheckResponse around messages already in JSON. */
+function checkAnswerJson(messages: readonly string[], hasMore: boolean): string {
+  return `{"success":true,"count":${messages.length},"emails":[${messages.join(',')}],"has_more":${hasMore}}`;
 }
 
 /** The fields a message has in a listing and in the detail. */

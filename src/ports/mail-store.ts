@@ -46,6 +46,32 @@ export interface MessagePage {
   beforeFound: boolean;
 }
 
+/**
+ * What a check's validator and its `since` shortcut need, read from the (inbox_id, seq) index
+ * alone: no message row, no body (docs/api.md, check: "ETag").
+ */
+export interface InboxMark {
+  /** Messages the inbox holds. */
+  count: number;
+  /**
+   * Changes whenever a message is stored in or deleted from the inbox, and does not come back
+   * to an earlier value: which messages it holds, as the store can tell from its index.
+   */
+  version: string;
+  /** `sinceId` is a message of the inbox and none is newer than it: a `since` poll finds nothing. */
+  nothingSince: boolean;
+}
+
+/** Which ids of an inbox listMessageIds reads: listMessagePage's query, newest first, without bodies. */
+export type MessageIdQuery = Omit<MessagePageQuery, 'maxFieldBytes' | 'oldestFirst'>;
+
+/** Ids read by listMessageIds, newest first. */
+export interface MessageIdPage {
+  ids: string[];
+  /** False when `beforeId` was given and is not a message of the inbox. */
+  beforeFound: boolean;
+}
+
 /** Result of inserting an inbox: a name clash with another stored, unexpired inbox is `taken`. */
 export type InsertInboxResult = 'created' | 'taken';
 
@@ -124,6 +150,11 @@ export interface MailStore {
   insertSession(session: Session): Promise<void>;
   /** The session whose token hash matches and whose expires_at is after `now`, else null. */
   findSession(tokenHash: string, now: Date): Promise<Session | null>;
+  /**
+   * Stores a new session and its first inbox in one transaction (insertInbox's rules for the
+   * inbox). `taken` stores neither: the caller tries again with another name.
+   */
+  insertSessionWithInbox(session: Session, inbox: Inbox, now: Date): Promise<InsertInboxResult>;
   /** Extends a session's cookie lifetime. */
   renewSession(sessionId: string, expiresAt: Date): Promise<void>;
   /**
@@ -197,6 +228,19 @@ export interface MailStore {
    * body cut to `maxFieldBytes` by the backend, so a page never reads whole large bodies.
    */
   listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage>;
+  /** The inbox's message count and version, and whether `sinceId` is its newest message (InboxMark). */
+  markInbox(inboxId: string, sinceId?: string): Promise<InboxMark>;
+  /**
+   * The ids of the page listMessagePage would read (newest first, same `sinceId`, `beforeId`,
+   * `limit` and `filter`), without reading a body.
+   */
+  listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage>;
+  /**
+   * The messages of the inbox with these ids, as listMessagePage shows them (bodies cut to
+   * `maxFieldBytes`), in any order; ids that are not (or no longer) messages of the inbox are
+   * left out. Callers pass a few ids at a time (CHECK_READ_BATCH): each is a body read.
+   */
+  findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]>;
   /**
    * Deletes the oldest messages of an inbox beyond its newest `keep`, at most `maxDeleted` in
    * one call (one bounded statement). Returns how many it deleted.

@@ -71,3 +71,69 @@ export async function readCheckPage(store: MailStore, inboxId: string, request: 
     await setImmediate();
   }
 }
+
+/** A listed message as the transport writes it, with its size in bytes. */
+export interface ListedFragment {
+  text: string;
+  bytes: number;
+}
+
+/**
+ * The transport's serialised listed messages, built once per message and reused: a stored
+ * message never changes (docs/architecture.md "Serialise once").
+ */
+export interface FragmentSource {
+  /** The fragment of a message built earlier, if it is still kept. */
+  cached(messageId: string): ListedFragment | undefined;
+  /** Builds (and may keep) the fragment of a message read from the store. */
+  build(message: MessageView): ListedFragment;
+}
+
+/** One check answer as fragments, newest first, and whether older messages were left out. */
+export interface CheckListing {
+  fragments: ListedFragment[];
+  hasMore: boolean;
+}
+
+/**
+ * readCheckPage's answer built from fragments: the page's ids come from the index in one read,
+ * and only the messages without a fragment yet are read, CHECK_READ_BATCH at a time with a
+ * turn of the event loop between reads. Same bounds: `limit`, CHECK_FIELD_BYTES per body,
+ * CHECK_BUDGET_BYTES per answer (the first message always goes in).
+ */
+export async function readCheckListing(store: MailStore, inboxId: string, request: CheckRequest, source: FragmentSource): Promise<CheckListing> {
+  // One more than wanted: it tells whether older messages exist beyond the limit.
+  const { ids, beforeFound } = await store.listMessageIds(inboxId, {
+    sinceId: request.sinceId,
+    beforeId: request.beforeId,
+    limit: request.limit + 1,
+    filter: request.filter,
+  });
+  if (!beforeFound) throw new AppError('invalid_request', 'before is not a message of this inbox.');
+  const fragments: ListedFragment[] = [];
+  const read = new Map<string, ListedFragment>();
+  let reads = 0;
+  let used = CHECK_ENVELOPE_BYTES;
+  for (const [index, id] of ids.entries()) {
+    if (fragments.length >= request.limit) return { fragments, hasMore: true };
+    let fragment = source.cached(id) ?? read.get(id);
+    if (fragment === undefined) {
+      const batch = ids.slice(index).filter((next) => source.cached(next) === undefined && !read.has(next)).slice(0, CHECK_READ_BATCH);
+      // Let other requests and SMTP sessions run between body reads (SQLite reads on this thread).
+      if (reads > 0) await setImmediate();
+      reads += 1;
+      for (const message of await store.findListedMessages(inboxId, batch, CHECK_FIELD_BYTES)) read.set(message.id, source.build(message));
+      fragment = read.get(id);
+      // Deleted since its id was read.
+      if (fragment === undefined) continue;
+    }
+    // +1: the comma between messages.
+    const size = fragment.bytes + 1;
+    if (fragments.length > 0 && used + size > CHECK_BUDGET_BYTES) return { fragments, hasMore: true };
+    fragments.push(fragment);
+    used += size;
+  }
+  // All ids went in; when one more than the limit was found, a deletion made room for it and
+  // what lies beyond it is unknown.
+  return { fragments, hasMore: ids.length > request.limit };
+}

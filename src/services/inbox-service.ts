@@ -1,5 +1,6 @@
 import { splitInboxParam } from '../domain/address.js';
 import type { Clock } from '../domain/clock.js';
+import { checkEtag } from '../domain/check-etag.js';
 import { CHECK_MAX_LIMIT } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
 import { CREATE_PER_ADDRESS, CREATE_PER_SESSION } from '../domain/fair-use.js';
@@ -8,7 +9,7 @@ import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimit
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
 import type { MailStore } from '../ports/mail-store.js';
-import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
+import { readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
 import { ownerOf, owns } from './ownership.js';
 
@@ -19,6 +20,12 @@ const GENERATED_NAME_ATTEMPTS = 5;
 export interface CreateResult {
   inbox: Inbox;
   reused: boolean;
+}
+
+/** A check answer and its ETag; `listing` null: the client's copy is current (304). */
+export interface TaggedListing {
+  etag: string;
+  listing: CheckListing | null;
 }
 
 /** The session as GET /api/session reports it. */
@@ -91,6 +98,29 @@ export class InboxService {
   }
 
   /**
+   * Whether createWithSession serves this create: a generated name on a known domain (the
+   * common case). Otherwise the session is stored first and create() decides, refusals included.
+   */
+  createsWithSession(request: { username?: string; domain?: string }): boolean {
+    return request.username === undefined && (request.domain === undefined || this.deps.domains.includes(request.domain.trim().toLowerCase()));
+  }
+
+  /**
+   * GET /api/create for a caller without a session: the new `session` (not stored yet) and its
+   * free inbox, stored in one transaction (insertSessionWithInbox). Only for requests
+   * createsWithSession accepts.
+   */
+  async createWithSession(session: Session, request: { domain?: string }, clientAddress: string): Promise<CreateResult> {
+    const now = this.deps.clock.now();
+    const domain = this.pickDomain(request.domain);
+    await this.countCreation(session, clientAddress);
+    return this.withGeneratedName(async (username) => {
+      const inbox = this.newInbox(session, username, domain, now, null);
+      return (await this.deps.store.insertSessionWithInbox(session, inbox, now)) === 'created' ? { inbox, reused: false } : undefined;
+    });
+  }
+
+  /**
    * GET /api/check/<username>: one bounded page of the owner's messages, newest first
    * (readCheckPage). `sizeOf` is the transport's measure of a message in the answer.
    */
@@ -98,6 +128,31 @@ export class InboxService {
     assertCheckRequest(request);
     const inbox = await this.findOwnActive(session, usernameOrAddress);
     return readCheckPage(this.deps.store, inbox.id, request, sizeOf);
+  }
+
+  /**
+   * GET /api/check/<username> with its validator: the answer as fragments (readCheckListing)
+   * and its ETag (checkEtag), or no answer when `isCurrent(etag)` says the client already has
+   * it. The ETag and the `since` shortcut cost one index read (markInbox); a `since` poll that
+   * finds nothing new, and a 304, read no message.
+   */
+  async checkListing(
+    session: Session,
+    usernameOrAddress: string,
+    request: CheckRequest,
+    source: FragmentSource,
+    isCurrent: (etag: string) => boolean,
+  ): Promise<TaggedListing> {
+    assertCheckRequest(request);
+    const { store } = this.deps;
+    const inbox = await this.findOwnActive(session, usernameOrAddress);
+    // Read before the messages: a change in between makes the tag older than the answer (the
+    // next poll gets a 200 it did not need), never newer (a 304 for an answer not seen).
+    const mark = await store.markInbox(inbox.id, request.sinceId);
+    const etag = checkEtag({ ...request, inboxId: inbox.id, version: mark.version });
+    if (isCurrent(etag)) return { etag, listing: null };
+    if (request.beforeId === undefined && (mark.count === 0 || mark.nothingSince)) return { etag, listing: { fragments: [], hasMore: false } };
+    return { etag, listing: await readCheckListing(store, inbox.id, request, source) };
   }
 
   /** DELETE /api/inbox/<username>: discards the inbox and its messages (expired ones too). */
@@ -177,28 +232,33 @@ export class InboxService {
   }
 
   /** A new generated-name inbox of the license, unless it already has its maximum (one store transaction each try). */
-  private async insertGeneratedPremium(session: Session, domain: string, now: Date, licenseId: string): Promise<Inbox> {
-    for (let attempt = 0; attempt < GENERATED_NAME_ATTEMPTS; attempt += 1) {
-      const username = generateUsername();
-      if (isReservedUsername(username)) continue;
+  private insertGeneratedPremium(session: Session, domain: string, now: Date, licenseId: string): Promise<Inbox> {
+    return this.withGeneratedName(async (username) => {
       const inbox = { ...this.newInbox(session, username, domain, now, licenseId), licenseId };
       const result = await this.deps.store.insertLicenseInbox(inbox, now, this.deps.plan.premiumMaxInboxes);
       if (result === 'limit_reached') throw new AppError('inbox_limit_reached');
-      if (result === 'created') return inbox;
-    }
-    throw new AppError('internal_error', 'Could not find a free generated username.');
+      return result === 'created' ? inbox : undefined;
+    });
   }
 
   /**
    * The free session's one inbox: the store returns the one it has or inserts the new one in
    * one transaction, so concurrent creates of one session all answer the same inbox.
    */
-  private async getOrCreateFree(session: Session, domain: string, now: Date): Promise<CreateResult> {
-    for (let attempt = 0; attempt < GENERATED_NAME_ATTEMPTS; attempt += 1) {
+  private getOrCreateFree(session: Session, domain: string, now: Date): Promise<CreateResult> {
+    return this.withGeneratedName(async (username) => {
+      const result = await this.deps.store.getOrCreateFreeInbox(this.newInbox(session, username, domain, now, null), ownerOf(session), now);
+      return result.status === 'taken' ? undefined : { inbox: result.inbox, reused: result.status === 'existing' };
+    });
+  }
+
+  /** The first result `attempt` gives for a fresh generated name (undefined: the name was taken), GENERATED_NAME_ATTEMPTS tries. */
+  private async withGeneratedName<T>(attempt: (username: string) => Promise<T | undefined>): Promise<T> {
+    for (let tries = 0; tries < GENERATED_NAME_ATTEMPTS; tries += 1) {
       const username = generateUsername();
       if (isReservedUsername(username)) continue;
-      const result = await this.deps.store.getOrCreateFreeInbox(this.newInbox(session, username, domain, now, null), ownerOf(session), now);
-      if (result.status !== 'taken') return { inbox: result.inbox, reused: result.status === 'existing' };
+      const result = await attempt(username);
+      if (result !== undefined) return result;
     }
     throw new AppError('internal_error', 'Could not find a free generated username.');
   }

@@ -47,6 +47,16 @@ export class SessionService {
 
   /** A new session and the cookie value that proves it. */
   async create(): Promise<{ session: Session; newToken: string }> {
+    const created = this.newSession();
+    await this.store.insertSession(created.session);
+    return created;
+  }
+
+  /**
+   * A new session and its cookie value, not stored yet: InboxService.createWithSession stores
+   * it together with its first inbox, in one transaction.
+   */
+  newSession(): { session: Session; newToken: string } {
     const newToken = newSessionToken();
     const now = this.clock.now();
     const session: Session = {
@@ -56,7 +66,6 @@ export class SessionService {
       expiresAt: new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000),
       licenseId: null,
     };
-    await this.store.insertSession(session);
     return { session, newToken };
   }
 }

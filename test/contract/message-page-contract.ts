@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { MessagePageQuery } from '../../src/ports/mail-store.js';
 import { addInbox, deliver, deliverOne, makeAttachment, type StoreGetter } from './mail-store-fixtures.js';
 
 /** Cut of these tests: small, so the cases are cheap, and the code path the same as 256 KiB. */
@@ -7,7 +8,7 @@ const CUT = 64;
 /** The bounded listing (listMessagePage) and the bounded trim (trimMessages). */
 export function describeMessagePageContract(store: StoreGetter): void {
   describe('message pages', () => {
-    const page = async (inboxId: string, query: { sinceId?: string; beforeId?: string; limit?: number; maxFieldBytes?: number }) => {
+    const page = async (inboxId: string, query: Partial<MessagePageQuery>) => {
       const result = await store().listMessagePage(inboxId, { limit: 10, maxFieldBytes: CUT, ...query });
       return { ids: result.messages.map((m) => m.id), beforeFound: result.beforeFound };
     };
@@ -61,6 +62,72 @@ export function describeMessagePageContract(store: StoreGetter): void {
       // The detail and the unbounded listing keep the whole text.
       expect((await store().findMessage(longText))?.text).toBe(long);
       expect((await store().findMessage(longText))?.truncated).toBe(false);
+    });
+
+    it('marks an inbox: count, a version that moves on every change and never comes back, and nothing since the newest', async () => {
+      const inbox = await addInbox(store());
+      const other = await addInbox(store());
+      const empty = await store().markInbox(inbox.id);
+      expect(empty).toMatchObject({ count: 0, nothingSince: false });
+      const versions = [empty.version];
+      const m1 = await deliverOne(store(), inbox.id);
+      const m2 = await deliverOne(store(), inbox.id);
+      const foreign = await deliverOne(store(), other.id);
+      const two = await store().markInbox(inbox.id, m2);
+      expect(two).toMatchObject({ count: 2, nothingSince: true });
+      versions.push(two.version);
+      // Another inbox's delivery does not move this inbox's version.
+      expect((await store().markInbox(inbox.id)).version).toBe(two.version);
+      expect((await store().markInbox(inbox.id, m1)).nothingSince).toBe(false);
+      expect((await store().markInbox(inbox.id, foreign)).nothingSince).toBe(false);
+      expect((await store().markInbox(inbox.id, 'unknown-id')).nothingSince).toBe(false);
+      // Delete the newest, then receive one: the count is back at 2, the version is not.
+      await store().deleteMessage(m2);
+      const afterDelete = await store().markInbox(inbox.id, m1);
+      expect(afterDelete).toMatchObject({ count: 1, nothingSince: true });
+      versions.push(afterDelete.version);
+      const m3 = await deliverOne(store(), inbox.id);
+      versions.push((await store().markInbox(inbox.id)).version);
+      // Delete an older one and receive another: same count as before, another version.
+      await store().deleteMessage(m1);
+      versions.push((await store().markInbox(inbox.id)).version);
+      await deliverOne(store(), inbox.id);
+      const last = await store().markInbox(inbox.id, m3);
+      expect(last).toMatchObject({ count: 2, nothingSince: false });
+      versions.push(last.version);
+      expect(new Set(versions).size).toBe(versions.length);
+    });
+
+    it('lists the ids of a page as listMessagePage does, and reads listed messages by id', async () => {
+      const inbox = await addInbox(store());
+      const other = await addInbox(store());
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i += 1) {
+        const attachments = i === 2 ? [makeAttachment(new Uint8Array([1, 2]), 'a.bin'), makeAttachment(new Uint8Array([3]), 'b.bin')] : [];
+        ids.push(await deliverOne(store(), inbox.id, { subject: i % 2 === 0 ? `code ${i}` : `news ${i}`, text: 'é'.repeat(CUT), attachments }));
+      }
+      const foreign = await deliverOne(store(), other.id);
+      const queries = [
+        { limit: 10 },
+        { limit: 3 },
+        { limit: 10, sinceId: ids[2] },
+        { limit: 2, beforeId: ids[5] },
+        { limit: 10, filter: { subject: 'code' } },
+        { limit: 10, beforeId: foreign },
+        { limit: 10, sinceId: 'unknown-id' },
+      ];
+      for (const query of queries) {
+        const expected = await page(inbox.id, query);
+        expect(await store().listMessageIds(inbox.id, query)).toEqual({ ids: expected.ids, beforeFound: expected.beforeFound });
+      }
+      const { messages } = await store().listMessagePage(inbox.id, { limit: 10, maxFieldBytes: CUT });
+      // More ids than one statement reads, one of another inbox and one unknown: those are left out.
+      const found = await store().findListedMessages(inbox.id, [...ids, foreign, 'unknown-id'], CUT);
+      const byId = new Map(found.map((message) => [message.id, message]));
+      expect([...byId.keys()].sort()).toEqual([...ids].sort());
+      for (const message of messages) expect(byId.get(message.id)).toEqual(message);
+      expect(byId.get(ids[2] ?? '')?.attachments.map((a) => a.filename)).toEqual(['a.bin', 'b.bin']);
+      expect(await store().findListedMessages(inbox.id, [], CUT)).toEqual([]);
     });
 
     it('trims an inbox to its newest messages, boundedly, and frees unshared contents', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addInbox, at, makeLicense, makeSession, type StoreGetter } from './mail-store-fixtures.js';
+import { addInbox, at, deliverOne, makeInbox, makeLicense, makeSession, type StoreGetter } from './mail-store-fixtures.js';
 
 /** Redeem rules with room to spare. */
 const RULES = { maxInboxes: 10, premiumTtlMs: 30 * 24 * 3600 * 1000 };
@@ -26,6 +26,44 @@ export function describeSessionLicenseContract(store: StoreGetter): void {
       expect(await store().findSession(session.tokenHash, new Date(at(10).getTime() - 1))).not.toBeNull();
       expect(await store().findSession(session.tokenHash, at(10))).toBeNull();
       expect(await store().findSession(session.tokenHash, at(11))).toBeNull();
+    });
+
+    it('insertSessionWithInbox stores both, or neither when the name is taken', async () => {
+      const session = makeSession();
+      const inbox = makeInbox({ sessionId: session.id });
+      expect(await store().insertSessionWithInbox(session, inbox, at(1))).toBe('created');
+      expect(await store().findSession(session.tokenHash, at(1))).toEqual(session);
+      expect(await store().findInboxByUsername(inbox.username)).toEqual(inbox);
+
+      const loser = makeSession();
+      expect(await store().insertSessionWithInbox(loser, makeInbox({ username: inbox.username, sessionId: loser.id }), at(1))).toBe('taken');
+      expect(await store().findSession(loser.tokenHash, at(1))).toBeNull();
+      // The same session goes in with another name: nothing of the failed try is left in the way.
+      const second = makeInbox({ sessionId: loser.id });
+      expect(await store().insertSessionWithInbox(loser, second, at(1))).toBe('created');
+      expect(await store().listActiveInboxes({ sessionId: loser.id, licenseId: null }, at(1))).toMatchObject([{ id: second.id }]);
+    });
+
+    it('insertSessionWithInbox at once for many sessions: a taken name fails alone', async () => {
+      const held = await addInbox(store(), { expiresAt: at(60) });
+      const sessions = Array.from({ length: 6 }, () => makeSession());
+      const inboxes = sessions.map((session, i) => makeInbox({ sessionId: session.id, ...(i === 3 ? { username: held.username } : {}) }));
+      const results = await Promise.all(sessions.map((session, i) => store().insertSessionWithInbox(session, inboxes[i] ?? makeInbox(), at(1))));
+      expect(results).toEqual(['created', 'created', 'created', 'taken', 'created', 'created']);
+      for (const [i, session] of sessions.entries()) {
+        expect(await store().findSession(session.tokenHash, at(1)), `session ${i}`).toEqual(i === 3 ? null : session);
+      }
+      expect((await store().findInboxByUsername(held.username))?.id).toBe(held.id);
+    });
+
+    it('insertSessionWithInbox takes over the name of an expired inbox, without its messages', async () => {
+      const old = await addInbox(store(), { expiresAt: at(5) });
+      const oldMessage = await deliverOne(store(), old.id);
+      const session = makeSession();
+      const inbox = makeInbox({ username: old.username, sessionId: session.id, expiresAt: at(60) });
+      expect(await store().insertSessionWithInbox(session, inbox, at(10))).toBe('created');
+      expect((await store().findInboxByUsername(old.username))?.id).toBe(inbox.id);
+      expect(await store().findMessage(oldMessage)).toBeNull();
     });
 
     it('renewSession extends the lifetime', async () => {

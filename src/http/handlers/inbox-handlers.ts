@@ -2,9 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
 import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
-import { checkJsonWriter, presentInbox, presentInboxSummary } from '../presenters.js';
+import { ifNoneMatchHits } from '../../domain/check-etag.js';
+import { ListingJsonCache } from '../listing-json-cache.js';
+import { checkJsonWriter, presentInbox, presentInboxSummary, renderCheckListing } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { readSessionToken, setSessionCookie } from '../session-cookie.js';
+
+/** The content type of answers the handlers serialise themselves. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** GET /api/create */
 export function createInboxHandler(deps: HttpDeps) {
@@ -17,6 +22,13 @@ export function createInboxHandler(deps: HttpDeps) {
       // Refuse before making a session: once the address's budget is spent, a flood of
       // cookie-less calls stores nothing.
       await deps.fairUse.assertNotExhausted(CREATE_PER_ADDRESS, request.ip);
+      if (deps.inboxes.createsWithSession(request.query)) {
+        // The common case: the session and its inbox in one transaction; the cookie once both exist.
+        const fresh = deps.sessions.newSession();
+        const { inbox } = await deps.inboxes.createWithSession(fresh.session, request.query, request.ip);
+        setSessionCookie(reply, fresh.newToken, deps.secureCookies);
+        return presentInbox(inbox);
+      }
       const created = await deps.sessions.create();
       session = created.session;
       setSessionCookie(reply, created.newToken, deps.secureCookies);
@@ -28,19 +40,28 @@ export function createInboxHandler(deps: HttpDeps) {
 
 /** GET /api/check/:username */
 export function checkInboxHandler(deps: HttpDeps) {
+  // One per server: the listing JSON of messages polled before (docs/architecture.md "Serialise once").
+  const fragments = new ListingJsonCache();
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
     const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
-    const writer = checkJsonWriter();
     const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };
-    const page =
-      wait > 0
-        ? // A held request counts once against the poll budget (above), however long it waits.
-          await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply))
-        : await deps.inboxes.check(session, request.params.username, checkRequest, writer.measure);
+    if (wait > 0) {
+      // A held request has no ETag: it answers when something is new, not when nothing changed.
+      const writer = checkJsonWriter();
+      // It counts once against the poll budget (above), however long it waits.
+      const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply));
+      return reply.type(JSON_TYPE).send(writer.render(page));
+    }
+    const ifNoneMatch = request.headers['if-none-match'];
+    const { etag, listing } = await deps.inboxes.checkListing(session, request.params.username, checkRequest, fragments, (tag) =>
+      ifNoneMatchHits(ifNoneMatch, tag),
+    );
+    reply.header('ETag', etag);
+    if (listing === null) return reply.code(304).send();
     // Already JSON (CheckResponse): fastify sends a string as it is.
-    return reply.type('application/json; charset=utf-8').send(writer.render(page));
+    return reply.type(JSON_TYPE).send(renderCheckListing(listing));
   };
 }
 

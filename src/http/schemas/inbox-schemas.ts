@@ -73,6 +73,27 @@ export const CheckResponse = Type.Object({
   has_more: Type.Boolean({ description: 'older messages were left out (by limit or the byte budget): ask again with before=<last id>' }),
 });
 
+/**
+ * Longest If-None-Match accepted: a few dozen tags of 24 characters. A client sends the one
+ * it got; the bound keeps the header's parse small.
+ */
+const IF_NONE_MATCH_MAX_LENGTH = 1024;
+
+/** Request headers of a check. */
+export const CheckHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({
+      maxLength: IF_NONE_MATCH_MAX_LENGTH,
+      description: 'the ETag of an earlier answer (not with wait): answered 304 with no body while the answer would be the same',
+    }),
+  ),
+});
+
+/** The ETag response header of a check. */
+const CHECK_ETAG_HEADER = Type.String({
+  description: 'strong validator of this answer: changes when a message arrives or is deleted, or the query differs (not sent with wait)',
+});
+
 /** Path parameter naming an inbox: a username or a full address. */
 export const InboxParams = Type.Object({ username: Type.String({ maxLength: 320 }) });
 export type InboxParams = Static<typeof InboxParams>;
@@ -161,8 +182,17 @@ export const schemas = {
   create: { querystring: CreateQuery, response: withErrors(InboxResponse, [...COMMON_ERRORS, 403, 409]) },
   check: {
     params: InboxParams,
+    headers: CheckHeaders,
     querystring: CheckQuery,
-    response: withErrors(CheckResponse, [...COMMON_ERRORS, 401, 404, 410]),
+    response: {
+      ...withErrors(CheckResponse, [...COMMON_ERRORS, 401, 404, 410]),
+      200: { ...CheckResponse, headers: { ETag: CHECK_ETAG_HEADER } },
+      304: {
+        type: 'null',
+        description: 'Not Modified: the answer is the one whose ETag the request sent in If-None-Match (no body)',
+        headers: { ETag: CHECK_ETAG_HEADER },
+      },
+    },
   },
   events: {
     params: InboxParams,

@@ -31,6 +31,9 @@ import {
   type MessagePage,
   type MessageFilter,
   type MessagePageQuery,
+  type InboxMark,
+  type MessageIdPage,
+  type MessageIdQuery,
 } from '../../ports/mail-store.js';
 
 /** A received message, shared by its copies (the SQL `contents` row). */
@@ -122,6 +125,19 @@ export class MemoryMailStore implements MailStore {
       }
       this.sessions.set(session.id, copySession(session));
       this.sessionByToken.set(session.tokenHash, session.id);
+    });
+  }
+
+  insertSessionWithInbox(session: Session, inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    return this.op(() => {
+      if (this.sessions.has(session.id) || this.sessionByToken.has(session.tokenHash)) {
+        throw new StoreFailureError('insertSessionWithInbox failed: duplicate session id or token hash');
+      }
+      // One synchronous step: the inbox decides, and the session is stored only with it.
+      if (this.insertInboxNow(inbox, now) === 'taken') return 'taken';
+      this.sessions.set(session.id, copySession(session));
+      this.sessionByToken.set(session.tokenHash, session.id);
+      return 'created';
     });
   }
 
@@ -354,6 +370,31 @@ export class MemoryMailStore implements MailStore {
       const newestFirst = list.filter((m) => m.seq > after).reverse();
       const page = options.limit === undefined ? newestFirst : newestFirst.slice(0, Math.max(0, Math.floor(options.limit)));
       return page.map((m) => this.view(m));
+    });
+  }
+
+  markInbox(inboxId: string, sinceId?: string): Promise<InboxMark> {
+    return this.op(() => {
+      const list = this.byInbox.get(inboxId) ?? [];
+      const newest = list.at(-1)?.seq ?? 0;
+      const sum = list.reduce((total, message) => total + message.seq, 0);
+      const since = sinceId === undefined ? undefined : this.messages.get(sinceId);
+      const nothingSince = since !== undefined && since.inboxId === inboxId && since.seq >= newest;
+      return { count: list.length, version: `${list.length}.${newest}.${sum}`, nothingSince };
+    });
+  }
+
+  async listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
+    // The cut does not matter for ids; 0 keeps the views small.
+    const page = await this.listMessagePage(inboxId, { ...query, maxFieldBytes: 0 });
+    return { ids: page.messages.map((message) => message.id), beforeFound: page.beforeFound };
+  }
+
+  findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
+    return this.op(() => {
+      const cut = Math.max(0, Math.floor(maxFieldBytes));
+      const found = [...new Set(ids)].map((id) => this.messages.get(id)).filter((message): message is StoredMessage => message?.inboxId === inboxId);
+      return found.map((message) => this.cutView(message, cut));
     });
   }
 

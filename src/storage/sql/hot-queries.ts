@@ -1,6 +1,13 @@
+import { CHECK_READ_BATCH } from '../../domain/check-limits.js';
 import type { DbCount } from './database.js';
 import { anchorSeq, messageCutQuery, seqOf } from './message-reads.js';
 import { QueryTemplate } from './query-template.js';
+
+/**
+ * Ids per statement of listByIds: what a check reads at once of the messages it has not
+ * serialised yet (CHECK_READ_BATCH), so one statement loads at most this many bodies.
+ */
+export const LISTED_IDS_PER_STATEMENT = CHECK_READ_BATCH;
 
 /**
  * The queries behind every poll and every RCPT, as templates compiled once per store (see
@@ -11,9 +18,69 @@ export function createHotQueries() {
     findSession: new QueryTemplate(2, (db, tokenHash: string, now: number) =>
       db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now),
     ),
+    insertSession: new QueryTemplate(5, (db, id: string, tokenHash: string, createdAt: number, expiresAt: number, licenseId: string | null) =>
+      db.insertInto('sessions').values({ id, token_hash: tokenHash, created_at: createdAt, expires_at: expiresAt, license_id: licenseId }),
+    ),
+    /**
+     * A new inbox unless some inbox (live or expired) holds its username: then no row, and the
+     * caller takes the general path (insertInboxIn). ON CONFLICT DO NOTHING, on both backends,
+     * neither fails the statement nor aborts a PostgreSQL transaction.
+     */
+    insertInboxUnlessNamed: new QueryTemplate(
+      7,
+      (db, id: string, username: string, domain: string, createdAt: number, expiresAt: number, sessionId: string | null, licenseId: string | null) =>
+        db
+          .insertInto('inboxes')
+          .values({ id, username, domain, created_at: createdAt, expires_at: expiresAt, session_id: sessionId, license_id: licenseId })
+          .onConflict((conflict) => conflict.column('username').doNothing())
+          .returning('id'),
+    ),
     findInboxByUsername: new QueryTemplate(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
     countMessages: new QueryTemplate(1, (db, inboxId: string) =>
       db.selectFrom('messages').select((eb) => eb.fn.countAll<DbCount>().as('n')).where('inbox_id', '=', inboxId),
+    ),
+    /**
+     * markInbox: count, newest seq and sum of seqs of the inbox, and the seq of `sinceId` (NULL
+     * when it is not one of its messages); all from the (inbox_id, seq) index.
+     */
+    markInbox: new QueryTemplate(2, (db, inboxId: string, sinceId: string) =>
+      db
+        .selectFrom('messages as m')
+        .select((eb) => [
+          eb.fn.countAll<DbCount>().as('n'),
+          eb.fn.max<DbCount | null>('m.seq').as('newest'),
+          eb.fn.sum<DbCount | null>('m.seq').as('total'),
+          eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', sinceId).where('s.inbox_id', '=', inboxId).as('since_seq'),
+        ])
+        .where('m.inbox_id', '=', inboxId),
+    ),
+    /** The ids of listPage, newest first: the index and the messages rows, no content. */
+    listIds: new QueryTemplate(3, (db, inboxId: string, sinceId: string, limit: number) =>
+      db
+        .selectFrom('messages as m')
+        .select('m.id')
+        .where('m.inbox_id', '=', inboxId)
+        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
+        .orderBy('m.seq', 'desc')
+        .limit(limit),
+    ),
+    /** listIds, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
+    listIdsBefore: new QueryTemplate(4, (db, inboxId: string, sinceId: string, beforeId: string, limit: number) =>
+      db
+        .selectFrom('messages as m')
+        .select('m.id')
+        .where('m.inbox_id', '=', inboxId)
+        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
+        .where('m.seq', '<', (eb) => anchorSeq(eb, inboxId, beforeId))
+        .orderBy('m.seq', 'desc')
+        .limit(limit),
+    ),
+    /**
+     * Up to LISTED_IDS_PER_STATEMENT messages of an inbox by id, bodies cut (messageCutQuery).
+     * A fixed number of ids keeps one SQL text; callers repeat an id to fill the slots.
+     */
+    listByIds: new QueryTemplate(2 + LISTED_IDS_PER_STATEMENT, (db, inboxId: string, cutChars: number, ...ids: string[]) =>
+      messageCutQuery(db, cutChars).where('m.inbox_id', '=', inboxId).where('m.id', 'in', ids),
     ),
     /**
      * A page of an inbox for listings, bodies cut (messageCutQuery). `sinceId` '' or unknown

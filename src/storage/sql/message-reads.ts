@@ -163,10 +163,9 @@ export async function attachmentsOfPage(
   inboxId: string,
   rows: readonly Pick<MessageRow, 'seq' | 'attachment_count'>[],
 ): Promise<Map<string, AttachmentInfo[]>> {
-  const byContent = new Map<string, AttachmentInfo[]>();
   const newest = rows[0];
   const oldest = rows[rows.length - 1];
-  if (newest === undefined || oldest === undefined || !rows.some((row) => row.attachment_count > 0)) return byContent;
+  if (newest === undefined || oldest === undefined || !rows.some((row) => row.attachment_count > 0)) return new Map();
   const found = await db
     .selectFrom('messages as m')
     .innerJoin('attachments as a', 'a.content_id', 'm.content_id')
@@ -178,7 +177,29 @@ export async function attachmentsOfPage(
     .orderBy('a.position')
     .limit(rows.length * MAX_LISTED_ATTACHMENTS)
     .execute();
-  for (const row of found) {
+  return groupByContent(found);
+}
+
+/** Attachment metadata of a few contents (findListedMessages' batch), each list in message order. */
+export async function attachmentsOfContents(db: Kysely<Database>, contentIds: readonly string[]): Promise<Map<string, AttachmentInfo[]>> {
+  if (contentIds.length === 0) return new Map();
+  const found = await db
+    .selectFrom('attachments')
+    .select(['id', 'content_id', 'filename', 'content_type', 'size'])
+    .where('content_id', 'in', [...contentIds])
+    .orderBy('content_id')
+    .orderBy('position')
+    .limit(contentIds.length * MAX_LISTED_ATTACHMENTS)
+    .execute();
+  return groupByContent(found);
+}
+
+/** Attachment rows (in message order) as lists per content. */
+function groupByContent(
+  rows: ReadonlyArray<{ id: string; content_id: string; filename: string; content_type: string; size: number | string }>,
+): Map<string, AttachmentInfo[]> {
+  const byContent = new Map<string, AttachmentInfo[]>();
+  for (const row of rows) {
     const list = byContent.get(row.content_id) ?? [];
     list.push({ id: row.id, filename: row.filename, contentType: row.content_type, size: Number(row.size) });
     byContent.set(row.content_id, list);

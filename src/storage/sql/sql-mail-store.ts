@@ -27,12 +27,16 @@ import {
   type StorePolicy,
   type MessagePage,
   type MessagePageQuery,
+  type InboxMark,
+  type MessageIdPage,
+  type MessageIdQuery,
 } from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
 import type { SqlDialect, StoreFailureKind } from './dialect.js';
 import {
   attachmentsOfContent,
+  attachmentsOfContents,
   attachmentsOfPage,
   findAttachmentContent,
   findMessageRow,
@@ -43,9 +47,10 @@ import {
   listMessageRows,
   toCutMessageView,
   toMessageView,
+  type MessageCutRow,
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
-import { createHotQueries, type HotQueries } from './hot-queries.js';
+import { createHotQueries, LISTED_IDS_PER_STATEMENT, type HotQueries } from './hot-queries.js';
 import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
 import { notifyInTransaction } from './inbox-notify.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
@@ -58,6 +63,13 @@ import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from '
  * even if a race or an operator's change ever left more active inboxes with one owner.
  */
 export const MAX_LISTED_INBOXES = 10_000;
+
+/** One insertSessionWithInbox. */
+interface NewSession {
+  session: Session;
+  inbox: Inbox;
+  now: Date;
+}
 
 /** Tries of one operation that the database aborted as a deadlock or serialisation failure. */
 const MAX_ATTEMPTS = 3;
@@ -74,6 +86,8 @@ export class SqlMailStore implements MailStore {
   private readonly hot: HotQueries = createHotQueries();
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
   private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>> | undefined;
+  /** New sessions with their inboxes, gathered the same way (GET /api/create under load). */
+  private readonly sessionQueue: GroupCommitQueue<NewSession, true> | undefined;
 
   /**
    * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
@@ -89,6 +103,17 @@ export class SqlMailStore implements MailStore {
   ) {
     const writeGroup = options.writeMessageGroup ?? ((group: readonly MessageDelivery[]) => insertMessageGroup(db, dialect, group));
     this.messageQueue = options.groupCommit === true ? new GroupCommitQueue(writeGroup) : undefined;
+    // A group with a taken name fails as a whole and is retried one by one (GroupCommitQueue):
+    // only that create sees the unique violation, which nameTakenAs turns into `taken`.
+    this.sessionQueue =
+      options.groupCommit === true
+        ? new GroupCommitQueue((group) =>
+            db.transaction().execute(async (trx) => {
+              for (const item of group) await this.writeSessionWithInbox(trx, item);
+              return group.map(() => true as const);
+            }),
+          )
+        : undefined;
   }
 
   migrate(): Promise<void> {
@@ -113,6 +138,7 @@ export class SqlMailStore implements MailStore {
     if (this.closed) return;
     // Messages already queued are committed (and their callers answered) before the database closes.
     await this.messageQueue?.drain();
+    await this.sessionQueue?.drain();
     this.closed = true;
     await this.run('close', () => this.db.destroy());
   }
@@ -121,17 +147,37 @@ export class SqlMailStore implements MailStore {
 
   insertSession(session: Session): Promise<void> {
     return this.run('insertSession', async () => {
-      await this.db
-        .insertInto('sessions')
-        .values({
-          id: session.id,
-          token_hash: session.tokenHash,
-          created_at: toMillis(session.createdAt),
-          expires_at: toMillis(session.expiresAt),
-          license_id: session.licenseId,
-        })
-        .execute();
+      await this.insertSessionIn(this.db, session);
     });
+  }
+
+  insertSessionWithInbox(session: Session, inbox: Inbox, now: Date): Promise<InsertInboxResult> {
+    const item = { session, inbox, now };
+    return this.run('insertSessionWithInbox', () =>
+      // A name clash throws inside the transaction, which rolls the session back with it.
+      this.nameTakenAs<InsertInboxResult>('taken', async () => {
+        if (this.sessionQueue !== undefined) await this.sessionQueue.push(item);
+        else await this.db.transaction().execute((trx) => this.writeSessionWithInbox(trx, item));
+        return 'created';
+      }),
+    );
+  }
+
+  /** The statements of insertSessionWithInbox, inside the caller's transaction. */
+  private async writeSessionWithInbox(trx: Kysely<Database>, { session, inbox, now }: NewSession): Promise<void> {
+    await this.insertSessionIn(trx, session);
+    // A generated name is almost never held: one statement inserts it; else insertInboxIn
+    // decides (takes over an expired holder's name, or throws the unique violation).
+    const { id, username, domain, createdAt, expiresAt, sessionId, licenseId } = inbox;
+    const [inserted] = await this.hot.insertInboxUnlessNamed.execute(
+      trx, id, username, domain, toMillis(createdAt), toMillis(expiresAt), sessionId, licenseId,
+    );
+    if (inserted === undefined) await insertInboxIn(trx, this.dialect, inbox, now);
+  }
+
+  private async insertSessionIn(db: Kysely<Database>, session: Session): Promise<void> {
+    const { id, tokenHash, createdAt, expiresAt, licenseId } = session;
+    await this.hot.insertSession.execute(db, id, tokenHash, toMillis(createdAt), toMillis(expiresAt), licenseId);
   }
 
   findSession(tokenHash: string, now: Date): Promise<Session | null> {
@@ -346,6 +392,46 @@ export class SqlMailStore implements MailStore {
       const rows = await listMessageRows(this.db, inboxId, options);
       const attachments = await attachmentsOfPage(this.db, inboxId, rows);
       return rows.map((row) => toMessageView(row, attachments.get(row.content_id) ?? []));
+    });
+  }
+
+  markInbox(inboxId: string, sinceId = ''): Promise<InboxMark> {
+    return this.run('markInbox', async () => {
+      const [row] = await this.hot.markInbox.execute(this.db, inboxId, sinceId);
+      const count = toCount(row?.n);
+      // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
+      const newest = BigInt(String(row?.newest ?? 0));
+      const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
+      return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
+    });
+  }
+
+  listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
+    return this.run('listMessageIds', async () => {
+      const { sinceId = '', beforeId } = query;
+      const limit = Math.max(0, Math.floor(query.limit));
+      const ids = hasFilter(query.filter)
+        ? (await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes: 0 })).map((row) => row.id)
+        : (beforeId === undefined
+            ? await this.hot.listIds.execute(this.db, inboxId, sinceId, limit)
+            : await this.hot.listIdsBefore.execute(this.db, inboxId, sinceId, beforeId, limit)
+          ).map((row) => row.id);
+      const beforeFound = beforeId === undefined || ids.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
+      return { ids, beforeFound };
+    });
+  }
+
+  findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
+    return this.run('findListedMessages', async () => {
+      const cut = Math.max(0, Math.floor(maxFieldBytes));
+      const rows: MessageCutRow[] = [];
+      for (const batch of chunks([...new Set(ids)], LISTED_IDS_PER_STATEMENT)) {
+        // Fill the template's slots by repeating an id: IN ignores the duplicates.
+        const slots = Array.from({ length: LISTED_IDS_PER_STATEMENT }, (_, i) => batch[i] ?? batch[0] ?? '');
+        rows.push(...(await this.hot.listByIds.execute(this.db, inboxId, cut, ...slots)));
+      }
+      const attachments = await attachmentsOfContents(this.db, rows.filter((row) => row.attachment_count > 0).map((row) => row.content_id));
+      return rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], cut));
     });
   }
 
