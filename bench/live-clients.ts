@@ -86,7 +86,8 @@ export class LiveClients {
             this.record(buffer.slice(0, end));
             buffer = buffer.slice(end + 2);
           });
-          res.on('error', () => undefined);
+          // A stream cut by the server (a drop, a crash) shows as missing events.
+          res.on('error', (error: NodeJS.ErrnoException) => this.fail(`stream ${error.code ?? error.message}`));
           resolve();
         },
       );
@@ -104,17 +105,24 @@ export class LiveClients {
     let since = '';
     const once = (): void => {
       if (this.stop.signal.aborted) return;
+      // Each poll ends once: with its answer, or with the first error of its request or answer.
+      let ended = false;
+      const retry = (reason: string): void => {
+        if (ended || this.stop.signal.aborted) return;
+        ended = true;
+        this.fail(reason);
+        setTimeout(once, RETRY_MS);
+      };
       const query = `wait=${WAIT_SECONDS}${since === '' ? '' : `&since=${since}`}`;
       const req = request(`${this.baseUrl}/api/check/${inbox.username}?${query}`, { agent: this.agent, localAddress, signal: this.stop.signal, headers: { cookie: inbox.cookie } }, (res) => {
         let text = '';
         res.setEncoding('utf8');
+        res.on('error', (error: NodeJS.ErrnoException) => retry(error.code ?? error.message));
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
-          if (res.statusCode !== 200) {
-            this.fail(`HTTP ${res.statusCode}`);
-            setTimeout(once, RETRY_MS);
-            return;
-          }
+          if (res.statusCode !== 200) return retry(`HTTP ${res.statusCode}`);
+          if (ended) return;
+          ended = true;
           this.answers += 1;
           this.record(text);
           // The newest id comes first in a check answer.
@@ -122,11 +130,7 @@ export class LiveClients {
           once();
         });
       });
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        if (this.stop.signal.aborted) return;
-        this.fail(error.code ?? error.message);
-        setTimeout(once, RETRY_MS);
-      });
+      req.on('error', (error: NodeJS.ErrnoException) => retry(error.code ?? error.message));
       req.end();
     };
     once();
