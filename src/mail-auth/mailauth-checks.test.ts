@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { authenticate, dkimSign } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import { authenticationResultsHeader } from './authentication-results-header.js';
-import { runMailauthChecks, SpfVerdictCache, type MailauthCheckOptions } from './mailauth-checks.js';
+import { bytesToCheck, runMailauthChecks, SpfVerdictCache, type MailauthCheckOptions } from './mailauth-checks.js';
 import { mapMailauthResult } from './map-mailauth-result.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
@@ -29,13 +29,18 @@ function zoneResolver(failing: string[] = []): { resolver: MailauthCheckOptions[
 const unsigned = Buffer.from('From: Alice <alice@example.org>\r\nTo: b@tempinbox.test\r\nSubject: hi\r\nMessage-ID: <1@example.org>\r\n\r\nHello.\r\n');
 
 async function signed(selector = 's1'): Promise<Buffer> {
-  const result = await dkimSign(unsigned, { signingDomain: 'example.org', selector, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string });
+  const key = { signingDomain: 'example.org', selector, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+  // mailauth's signer reads signatureData; its typings want the top-level fields as well.
+  const result = await dkimSign(unsigned, { ...key, signatureData: [key] });
+  expect(result.signatures).toMatch(/^DKIM-Signature: /);
   return Buffer.concat([Buffer.from(result.signatures), unsigned]);
 }
 
 describe('runMailauthChecks', () => {
-  it("gives what mailauth's authenticate() gives, as the API and our header show it", async () => {
+  it("gives what mailauth's authenticate() gives on the whole message, as the API and our header show it", async () => {
     const altered = Buffer.from((await signed()).toString('latin1').replace('Hello.', 'Hullo.'), 'latin1');
+    const bodyLikeASignature = Buffer.from(`${unsigned.toString('latin1')}DKIM-Signature: v=1; d=example.org; s=s1\r\n`, 'latin1');
+    const lfOnly = Buffer.from(unsigned.toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
     const cases: Array<[string, Buffer, string, string, string]> = [
       ['unsigned, SPF pass', unsigned, '192.0.2.7', 'example.org', 'alice@example.org'],
       ['unsigned, SPF fail, DMARC fail', unsigned, '198.51.100.1', 'example.org', 'alice@example.org'],
@@ -45,15 +50,33 @@ describe('runMailauthChecks', () => {
       ['null sender (SPF checks the HELO name)', unsigned, '192.0.2.7', 'example.org', ''],
       ['null sender, no HELO name (the address stands for it)', unsigned, '192.0.2.7', '', ''],
       ['null sender, an address as HELO name', unsigned, '192.0.2.7', '192.0.2.7', ''],
+      ['unsigned, a body line that looks like a signature', bodyLikeASignature, '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['unsigned, LF line ends', lfOnly, '192.0.2.7', 'example.org', 'alice@example.org'],
     ];
     for (const [name, message, ip, helo, sender] of cases) {
       const options = { ip, helo, sender, mta: 'mx.tempinbox.test' };
-      const ours = await runMailauthChecks(message, { ...options, resolver: zoneResolver().resolver }, new SpfVerdictCache());
+      const ours = await runMailauthChecks(bytesToCheck(message), { ...options, resolver: zoneResolver().resolver }, new SpfVerdictCache());
       const theirs = await authenticate(message, { ...options, resolver: zoneResolver().resolver, strict: true, disableBimi: true });
       const auth = mapMailauthResult(ours);
       expect(auth, name).toEqual(mapMailauthResult(theirs));
       expect(authenticationResultsHeader('mx.tempinbox.test', ours, auth), name).toBe(authenticationResultsHeader('mx.tempinbox.test', theirs, auth));
     }
+  });
+});
+
+describe('bytesToCheck', () => {
+  it('is the header section alone for an unsigned message, and the whole message when a signature or an ARC set needs the body', async () => {
+    const header = 'From: alice@example.org\r\nSubject: hi\r\n\r\n';
+    expect(bytesToCheck(Buffer.from(`${header}body\r\nDKIM-Signature: not a field here\r\n`)).toString()).toBe(header);
+    expect(bytesToCheck(Buffer.from('From: a@example.org\n\nbody\n')).toString()).toBe('From: a@example.org\n\n');
+    const fullOnes = [
+      await signed(),
+      Buffer.from(`dkim-signature: v=1\r\n${header}body\r\n`),
+      Buffer.from(`ARC-Seal: i=1\r\n${header}body\r\n`),
+      Buffer.from('From: a@example.org\r\nno blank line, all header'),
+      Buffer.from('\r\nno header at all\r\n'),
+    ];
+    for (const message of fullOnes) expect(bytesToCheck(message)).toBe(message);
   });
 });
 

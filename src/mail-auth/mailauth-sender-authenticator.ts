@@ -3,7 +3,7 @@ import type { SenderAuthenticator, SenderAuthInput, SenderAuthOutcome } from '..
 import { authenticationResultsHeader, formatAuthenticationResults } from './authentication-results-header.js';
 import { deadlineResolver } from './deadline-resolver.js';
 import { DnsAnswerCache, type DnsLookup } from './dns-answer-cache.js';
-import { runMailauthChecks, SpfVerdictCache } from './mailauth-checks.js';
+import { bytesToCheck, runMailauthChecks, SpfVerdictCache } from './mailauth-checks.js';
 import { mapMailauthResult, unverified } from './map-mailauth-result.js';
 import { systemDnsLookup } from './system-dns-lookup.js';
 
@@ -56,7 +56,7 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
     const resolver = deadlineResolver((name, rrtype) => this.cache.resolve(name, rrtype), Date.now() + dnsTimeoutMs);
     try {
       const checks = runMailauthChecks(
-        asInput(input.message),
+        asInput(bytesToCheck(Buffer.from(input.message.buffer, input.message.byteOffset, input.message.byteLength))),
         { ip: plainAddress(input.clientAddress), helo: input.helo, sender: input.envelopeFrom, mta: serverName, resolver: resolver as never },
         this.spfVerdicts,
       );
@@ -79,8 +79,7 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
  * checks of a 4 KB message: docs/benchmarks.md, "Sender authentication: what it costs");
  * a larger one as slices.
  */
-function asInput(message: Uint8Array): Buffer | Readable {
-  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+function asInput(bytes: Buffer): Buffer | Readable {
   return bytes.byteLength <= AUTH_CHUNK_BYTES ? bytes : slices(bytes);
 }
 
