@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inboxExpiry, isInboxActive, isLicenseActive, messageCap, planLimits, type PlanSettings } from './plan.js';
+import { copyVerdict, inboxExpiry, isInboxActive, isLicenseActive, messageCap, planLimits, type PlanSettings } from './plan.js';
 import type { License } from './types.js';
 
 const settings: PlanSettings = { freeTtlSeconds: 1800, premiumTtlSeconds: 2_592_000, premiumMaxInboxes: 10, freeMaxMessages: 100, premiumMaxMessages: 1000, freeMaxBytes: 52_428_800, premiumMaxBytes: 524_288_000 };
@@ -39,5 +39,27 @@ describe('license validity', () => {
   it('is inactive once revoked or absent', () => {
     expect(isLicenseActive({ ...license, revokedAt: t0 }, t0)).toBe(false);
     expect(isLicenseActive(null, t0)).toBe(false);
+  });
+});
+
+describe('copyVerdict (the store-time rule every store applies)', () => {
+  const quotas = { free: { maxMessages: 2, maxBytes: 100 }, premium: { maxMessages: 5, maxBytes: 1000 } };
+  const now = 1_000;
+  const free = { expiresAt: 2_000, licensed: false };
+
+  it('stores into an active inbox with room, and into an unlimited one whatever it holds', () => {
+    expect(copyVerdict(free, now, { messages: 1, bytes: 50 }, 50, quotas)).toBe('store');
+    expect(copyVerdict(free, now, null, 10_000, quotas)).toBe('store');
+  });
+
+  it('is full at the plan’s message or byte cap; a licensed inbox has the premium quota', () => {
+    expect(copyVerdict(free, now, { messages: 2, bytes: 0 }, 1, quotas)).toBe('full');
+    expect(copyVerdict(free, now, { messages: 0, bytes: 60 }, 41, quotas)).toBe('full');
+    expect(copyVerdict({ ...free, licensed: true }, now, { messages: 2, bytes: 60 }, 41, quotas)).toBe('store');
+  });
+
+  it('is expired at expires_at and missing without an inbox, before any quota', () => {
+    expect(copyVerdict({ ...free, expiresAt: now }, now, { messages: 0, bytes: 0 }, 1, quotas)).toBe('expired');
+    expect(copyVerdict(undefined, now, null, 1, quotas)).toBe('missing');
   });
 });

@@ -59,6 +59,28 @@ export function fitsCaps(usage: { messages: number; bytes: number }, size: numbe
   return usage.messages + 1 <= caps.maxMessages && usage.bytes + size <= caps.maxBytes;
 }
 
+/** What a message does in one of its inboxes when it is stored. */
+export type CopyVerdict = 'store' | 'full' | 'expired' | 'missing';
+
+/**
+ * The store-time rule of a delivery, for one inbox (docs/api.md "Limits"): a copy goes to an
+ * inbox that exists, is active at `now` (ms) and has room for `size` more bytes under its
+ * plan's quota. `usage` null: the inbox has no quota (the postmaster inbox). Every store's
+ * delivery path asks this, so they cannot drift apart.
+ */
+export function copyVerdict(
+  inbox: { expiresAt: number; licensed: boolean } | undefined,
+  now: number,
+  usage: { messages: number; bytes: number } | null,
+  size: number,
+  quotas: { free: { maxMessages: number; maxBytes: number }; premium: { maxMessages: number; maxBytes: number } },
+): CopyVerdict {
+  if (inbox === undefined) return 'missing';
+  if (inbox.expiresAt <= now) return 'expired';
+  if (usage === null) return 'store';
+  return fitsCaps(usage, size, inbox.licensed ? quotas.premium : quotas.free) ? 'store' : 'full';
+}
+
 /** An inbox is active while now < expires_at (docs/api.md "Expiry"). */
 export function isInboxActive(expiresAt: Date, now: Date): boolean {
   return now.getTime() < expiresAt.getTime();

@@ -15,7 +15,7 @@ import type {
   SweepCounts,
 } from '../../domain/types.js';
 import { cutText } from '../../domain/text-cut.js';
-import { fitsCaps } from '../../domain/plan.js';
+import { copyVerdict } from '../../domain/plan.js';
 import {
   StoreFailureError,
   StoreUnavailableError,
@@ -316,11 +316,9 @@ export class MemoryMailStore implements MailStore {
       const unlimited = new Set(policy.unlimited ?? []);
       for (const id of new Set(inboxIds)) {
         const inbox = this.inboxes.get(id);
-        if (inbox === undefined) outcomes.set(id, { status: 'missing' });
-        else if (inbox.expiresAt.getTime() <= policy.now.getTime()) outcomes.set(id, { status: 'expired' });
-        else if (!unlimited.has(id) && !fitsCaps(this.usageOf(id), size, inbox.licenseId === null ? policy.free : policy.premium)) {
-          outcomes.set(id, { status: 'full' });
-        }
+        const found = inbox === undefined ? undefined : { expiresAt: inbox.expiresAt.getTime(), licensed: inbox.licenseId !== null };
+        const verdict = copyVerdict(found, policy.now.getTime(), unlimited.has(id) ? null : this.usageOf(id), size, policy);
+        if (verdict !== 'store') outcomes.set(id, { status: verdict });
       }
       const targets = [...new Set(inboxIds)].filter((id) => !outcomes.has(id));
       if (targets.length === 0) return outcomes;

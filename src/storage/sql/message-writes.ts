@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../../domain/ids.js';
-import { fitsCaps } from '../../domain/plan.js';
+import { copyVerdict } from '../../domain/plan.js';
 import type { NewMessage } from '../../domain/types.js';
-import type { InsertOutcome, StorePolicy } from '../../ports/mail-store.js';
+import type { InboxUsage, InsertOutcome, StorePolicy } from '../../ports/mail-store.js';
 import type { Database } from './database.js';
 import { chunks, MAX_IDS_PER_STATEMENT } from './deletions.js';
 import type { SqlDialect } from './dialect.js';
@@ -78,24 +78,21 @@ async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, de
       .execute();
     for (const row of rows) found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null });
   }
-  const outcomes = new Map<string, InsertOutcome>(wanted.map((id) => [id, { status: 'missing' }]));
+  const outcomes = new Map<string, InsertOutcome>();
   const now = toMillis(policy.now);
   const unlimited = new Set(policy.unlimited ?? []);
-  const active = wanted.filter((id) => {
-    const inbox = found.get(id);
-    if (inbox !== undefined && inbox.expiresAt <= now) outcomes.set(id, { status: 'expired' });
-    return inbox !== undefined && inbox.expiresAt > now;
-  });
-  const capped = active.filter((id) => !unlimited.has(id));
-  const usage = capped.length > 0 ? await usageOf(trx, capped) : new Map();
+  // The usage read only where the quota decides: inboxes that exist, are active and have one.
+  const counted = wanted.filter((id) => (found.get(id)?.expiresAt ?? 0) > now && !unlimited.has(id));
+  const usage = counted.length > 0 ? await usageOf(trx, counted) : new Map<string, InboxUsage>();
   const size = message.raw.byteLength;
-  const targets = active.filter((id) => {
-    if (unlimited.has(id)) return true;
-    const quota = found.get(id)?.licensed === true ? policy.premium : policy.free;
-    const fits = fitsCaps(usage.get(id) ?? { messages: 0, bytes: 0 }, size, quota);
-    if (!fits) outcomes.set(id, { status: 'full' });
-    return fits;
-  });
+  const targets: string[] = [];
+  for (const id of wanted) {
+    const quotaUsage = unlimited.has(id) ? null : (usage.get(id) ?? { messages: 0, bytes: 0 });
+    const verdict = copyVerdict(found.get(id), now, quotaUsage, size, policy);
+    // A stored copy's outcome is set below, once it has an id; setting it now keeps the given order.
+    outcomes.set(id, verdict === 'store' ? { status: 'missing' } : { status: verdict });
+    if (verdict === 'store') targets.push(id);
+  }
   // Nothing to deliver to: store nothing rather than an orphaned content.
   if (targets.length === 0) return outcomes;
 

@@ -15,7 +15,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { newId } from '../../domain/ids.ts';
-import { fitsCaps } from '../../domain/plan.ts';
+import { copyVerdict } from '../../domain/plan.ts';
 import type { InsertOutcome, InboxQuota } from '../../ports/mail-store.js';
 import type { MessageDelivery } from './message-writes.js';
 
@@ -112,27 +112,18 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   const outcomes: WireOutcomes = new Map();
   const unlimited = new Set(delivery.unlimited);
   const size = delivery.content.raw.byteLength;
+  const quotas = { free: delivery.free, premium: delivery.premium };
   const targets: Array<{ id: string; recipient: string }> = [];
   for (const inbox of delivery.inboxes) {
     const row = prepare(SQL.inbox).get(inbox.id) as { expires_at: number; license_id: string | null } | undefined;
-    if (row === undefined) {
-      outcomes.set(inbox.id, { status: 'missing' });
-      continue;
-    }
-    if (Number(row.expires_at) <= delivery.now) {
-      outcomes.set(inbox.id, { status: 'expired' });
-      continue;
-    }
-    if (!unlimited.has(inbox.id)) {
-      const usage = prepare(SQL.usage).get(inbox.id) as { messages: number; bytes: number };
-      const quota = row.license_id !== null ? delivery.premium : delivery.free;
-      if (!fitsCaps({ messages: Number(usage.messages), bytes: Number(usage.bytes) }, size, quota)) {
-        outcomes.set(inbox.id, { status: 'full' });
-        continue;
-      }
-    }
-    outcomes.set(inbox.id, { status: 'missing' }); // replaced below; keeps the given order
-    targets.push(inbox);
+    const found = row === undefined ? undefined : { expiresAt: Number(row.expires_at), licensed: row.license_id !== null };
+    // The usage read only where the quota decides: an inbox that exists, is active and has one.
+    const counted = found !== undefined && found.expiresAt > delivery.now && !unlimited.has(inbox.id);
+    const usage = counted ? (prepare(SQL.usage).get(inbox.id) as { messages: number; bytes: number }) : null;
+    const verdict = copyVerdict(found, delivery.now, usage === null ? null : { messages: Number(usage.messages), bytes: Number(usage.bytes) }, size, quotas);
+    // A stored copy's outcome is set below, once it has an id; setting it now keeps the given order.
+    outcomes.set(inbox.id, verdict === 'store' ? { status: 'missing' } : { status: verdict });
+    if (verdict === 'store') targets.push(inbox);
   }
   if (targets.length === 0) return outcomes;
 
