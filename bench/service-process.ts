@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { startLoopbackDnsServer, type LoopbackDnsServer } from '../support/loopback-dns-server.js';
 import { benchSenderZone } from './bench-sender.js';
 import { startChildServer, type ChildServer } from './child-server.js';
+import { SERVICE_NODE_FLAGS } from '../src/runtime-flags.js';
 
 /** The repository root (bench/ lives in it). */
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -68,7 +69,8 @@ export async function startService(
   const dns = await startLoopbackDnsServer(benchSenderZone());
   const child = await startChildServer({
     command: process.execPath,
-    args: [...nodeArgs, MAIN, 'serve'],
+    // With the node flags npm start passes (src/runtime-flags.ts).
+    args: [...SERVICE_NODE_FLAGS, ...nodeArgs, MAIN, 'serve'],
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,

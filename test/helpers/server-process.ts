@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVICE_NODE_FLAGS } from '../../src/runtime-flags.js';
 
 /** The built entry point users start with `npm start` (npm test builds it first). */
 export const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
@@ -33,7 +34,8 @@ export function tempDataDir(): { dir: string; databaseUrl: string; cleanup: () =
  * `"msg":"listening"` line to learn the real ports. Fails after `timeoutMs`.
  */
 export async function startServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  // With the node flags npm start passes (src/runtime-flags.ts).
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, MAIN, 'serve'], {
     // MAIL_AUTH off unless a test asks: the sender checks would ask the system's DNS, and no
     // test may depend on the network (test/e2e/sender-auth.test.ts serves its own DNS).
     env: { PATH: process.env.PATH ?? '', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAIL_AUTH: 'off', ...env },

@@ -13,6 +13,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { WORKER_YOUNG_GENERATION_MB } from '../../runtime-flags.js';
 import type { MessageDelivery } from './message-writes.js';
 import { toWireDeliveries, type WireOutcomes } from './sqlite-delivery.js';
 import type { SerializedError, WorkerInit, WorkerReply, WorkerRequest, WorkerStart } from './sqlite-worker-protocol.js';
@@ -90,7 +91,13 @@ export class SqliteThread {
     const signal = new Int32Array(new SharedArrayBuffer(4));
     const init = new MessageChannel();
     const start: WorkerStart = { path, signal, initPort: init.port2 };
-    this.worker = new Worker(workerUrl(), { workerData: { tempinboxSqlite: start }, transferList: [init.port2] });
+    this.worker = new Worker(workerUrl(), {
+      workerData: { tempinboxSqlite: start },
+      transferList: [init.port2],
+      // Its garbage is a group's rows and messages, gone within the group: a small young
+      // generation, whatever flags the process was started with (src/runtime-flags.ts).
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    });
     const waited = Atomics.wait(signal, 0, 0, SQLITE_OPEN_TIMEOUT_MS);
     const outcome = receiveMessageOnPort(init.port1)?.message as WorkerInit | undefined;
     init.port1.close();

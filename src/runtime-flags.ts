@@ -1,0 +1,27 @@
+/**
+ * How big V8's young generation may grow, for the service's main thread and its worker
+ * threads (docs/architecture.md "Memory"). V8 sizes it from the machine's memory: on a
+ * 24 GiB host it lets each isolate grow two semi-spaces of up to 64 MB, and a busy server
+ * grows them to full and keeps them, so the main thread, the SQLite thread and the parse
+ * worker each held ~100 MB of young generation after a burst of mail. 8 MB semi-spaces keep
+ * the whole young generation of an isolate at 24 MB. Objects of one request or one message
+ * live for milliseconds, far shorter than the time 8 MB takes to fill at ~1,000 messages a
+ * second, so they still die young; measured with bench/memory-probe.ts and figure 1
+ * (docs/benchmarks.md "Memory").
+ *
+ * Like runtime-check.ts, free of imports: the entry points and the benchmark read it.
+ */
+export const SEMI_SPACE_MB = 8;
+
+/**
+ * The node flags the service is started with: `npm start` and bin/tempinbox pass them, and
+ * the benchmark and the end-to-end tests start the service with them as users do. A test
+ * (runtime-flags.test.ts) keeps package.json and bin/tempinbox in step with this list.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-semi-space-size=${SEMI_SPACE_MB}`];
+
+/**
+ * The same young generation for a worker thread (its resourceLimits): V8 makes an isolate's
+ * young generation three semi-spaces (two, plus as much again for new large objects).
+ */
+export const WORKER_YOUNG_GENERATION_MB = 3 * SEMI_SPACE_MB;
