@@ -184,6 +184,11 @@ export interface MailStore {
   insertInbox(inbox: Inbox, now: Date): Promise<InsertInboxResult>;
   /** The stored inbox with this username (active or expired but not yet swept), else null. */
   findInboxByUsername(username: string): Promise<Inbox | null>;
+  /**
+   * findInboxByUsername with the inbox's usage (inboxUsage) in the same read: the RCPT TO
+   * check. Costs the same whatever the inbox holds (the usage is stored, not counted).
+   */
+  findInboxWithUsage(username: string): Promise<{ inbox: Inbox; usage: InboxUsage } | null>;
   findInboxById(inboxId: string): Promise<Inbox | null>;
   /**
    * Active inboxes the owner may read: session_id = owner.sessionId, or license_id =
@@ -208,7 +213,10 @@ export interface MailStore {
   // --- messages ---------------------------------------------------------------------------
   /** Messages an inbox holds now. */
   countMessages(inboxId: string): Promise<number>;
-  /** Messages and raw bytes an inbox holds now. */
+  /**
+   * Messages and raw bytes an inbox holds now (absent inbox: none). Stored with the inbox and
+   * kept exact by every write that adds or removes a copy, so it never counts the messages.
+   */
   inboxUsage(inboxId: string): Promise<InboxUsage>;
   /**
    * Stores one received message for each of the inboxes, atomically: when the promise

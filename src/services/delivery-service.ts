@@ -88,13 +88,14 @@ export class DeliveryService {
     if (!this.deps.domains.includes(parsed.domain)) throw new AppError('invalid_domain', 'Relay access denied.');
     if (parsed.username === POSTMASTER) return { address, inboxId: null };
 
-    const inbox = await this.deps.store.findInboxByUsername(parsed.username);
+    // One read: the inbox and its stored usage.
+    const found = await this.deps.store.findInboxWithUsage(parsed.username);
     const now = this.deps.clock.now();
     // The domain must match too: name@other-served-domain is a different address.
-    if (inbox === null || inbox.domain !== parsed.domain) throw new AppError('inbox_not_found', 'No such mailbox.');
+    if (found === null || found.inbox.domain !== parsed.domain) throw new AppError('inbox_not_found', 'No such mailbox.');
+    const { inbox, usage } = found;
     if (!isInboxActive(inbox.expiresAt, now)) throw new AppError('inbox_expired', 'No such mailbox.');
     const premium = inbox.licenseId !== null;
-    const usage = await this.deps.store.inboxUsage(inbox.id);
     if (usage.messages >= messageCap(this.deps.plan, premium) || usage.bytes >= byteCap(this.deps.plan, premium)) {
       throw new AppError('inbox_full');
     }

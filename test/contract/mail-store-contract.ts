@@ -10,6 +10,7 @@ import { describeLiveContract, type EventPair, type EventPairFactory } from './l
 import { describeMessageContract } from './message-contract.js';
 import { describeMessagePageContract } from './message-page-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
+import { describeUsageContract } from './usage-contract.js';
 
 /**
  * The one contract every MailStore passes (docs/architecture.md: one port, one suite, every
@@ -65,6 +66,7 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeMessagePageContract(store);
     describeExpiryContract(store);
     describeLimitsContract(store);
+    describeUsageContract(store);
     describeLiveContract(store, makeEvents);
   });
 }

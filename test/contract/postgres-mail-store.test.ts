@@ -1,11 +1,15 @@
+import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/ports/mail-store.js';
+import type { Database } from '../../src/storage/sql/database.js';
+import { postgresDialect } from '../../src/storage/sql/dialect.js';
 import { PostgresInboxEvents } from '../../src/storage/sql/postgres-inbox-events.js';
 import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
 import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { runMailStoreContract } from './mail-store-contract.js';
 import { addInbox, allByteValues, at, deliverOne, expectBytes, makeAttachment } from './mail-store-fixtures.js';
+import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migration.js';
 
 /** Every table the store writes, emptied between tests (the database is this file's own). */
 const TABLES = ['message_insights', 'attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
@@ -77,7 +81,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
         const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
         try {
           const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
-          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights']);
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage']);
           const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
           // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
           expect(unlogged.rows[0]?.relpersistence).toBe('u');
@@ -86,6 +90,27 @@ describe.skipIf(!available)('PostgreSQL', () => {
         }
       } finally {
         await Promise.all(stores.map((store) => store.close()));
+        await fresh.drop();
+      }
+    });
+
+    it('migration 0005-inbox-usage counts the messages stored before it into the usage counters', async () => {
+      const fresh = await createTestDatabase();
+      try {
+        const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined }) }) });
+        try {
+          await seedBeforeUsageCounters(db, postgresDialect);
+        } finally {
+          await db.destroy();
+        }
+        const store = storeOn(fresh.url);
+        try {
+          await store.migrate();
+          await expectBackfilledUsage(store);
+        } finally {
+          await store.close();
+        }
+      } finally {
         await fresh.drop();
       }
     });

@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreFailureError, StoreUnavailableError } from '../../src/ports/mail-store.js';
+import type { Database } from '../../src/storage/sql/database.js';
+import { sqliteDialect } from '../../src/storage/sql/dialect.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/storage/sql/sqlite-store.js';
 import { runMailStoreContract } from './mail-store-contract.js';
 import { addInbox, allByteValues, at, deliver, deliverOne, expectBytes, makeAttachment, makeInbox } from './mail-store-fixtures.js';
+import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migration.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tempinbox-sqlite-'));
 let fileNumber = 0;
@@ -95,6 +99,23 @@ describe('SQLite store', () => {
       expect(rows()).toEqual({ contents: 1, attachments: 2, messages: 1 });
       expect(await store.deleteExpired(at(1000), 10)).toEqual({ inboxes: 2, messages: 1, sessions: 0 });
       expect(rows()).toEqual({ contents: 0, attachments: 0, messages: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('migration 0005-inbox-usage counts the messages stored before it into the usage counters', async () => {
+    const path = freshPath();
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqliteDatabase(path) }) });
+    try {
+      await seedBeforeUsageCounters(db, sqliteDialect);
+    } finally {
+      await db.destroy();
+    }
+    const store = createSqliteStore(path);
+    try {
+      await store.migrate();
+      await expectBackfilledUsage(store);
     } finally {
       await store.close();
     }

@@ -382,7 +382,8 @@ describe('when the store fails', () => {
 
   it('answers RCPT 451 4.3.0 when the lookup fails', async () => {
     class DownAtLookup extends MemoryMailStore {
-      override findInboxByUsername(): Promise<never> {
+      // The RCPT lookup: the inbox and its usage in one read.
+      override findInboxWithUsage(): Promise<never> {
         return Promise.reject(new StoreUnavailableError('pool exhausted'));
       }
     }

@@ -100,6 +100,8 @@ export class MemoryMailStore implements MailStore {
   private readonly messages = new Map<string, StoredMessage>();
   /** Copies per inbox in seq order (the (inbox_id, seq) index). */
   private readonly byInbox = new Map<string, StoredMessage[]>();
+  /** Messages and raw bytes per inbox (the SQL inboxes row's usage counters); absent: none. */
+  private readonly usage = new Map<string, InboxUsage>();
   private nextSeq = 1;
   private closed = false;
 
@@ -277,6 +279,13 @@ export class MemoryMailStore implements MailStore {
     });
   }
 
+  findInboxWithUsage(username: string): Promise<{ inbox: Inbox; usage: InboxUsage } | null> {
+    return this.op(() => {
+      const inbox = this.findByUsername(username);
+      return inbox === undefined ? null : { inbox: copyInbox(inbox), usage: this.usageOf(inbox.id) };
+    });
+  }
+
   findInboxById(inboxId: string): Promise<Inbox | null> {
     return this.op(() => {
       const inbox = this.inboxes.get(inboxId);
@@ -286,7 +295,7 @@ export class MemoryMailStore implements MailStore {
 
   listActiveInboxes(owner: Owner, now: Date): Promise<InboxWithCount[]> {
     return this.op(() =>
-      this.activeInboxesOfOwner(owner, now.getTime()).map((i) => ({ ...copyInbox(i), messageCount: this.byInbox.get(i.id)?.length ?? 0 })),
+      this.activeInboxesOfOwner(owner, now.getTime()).map((i) => ({ ...copyInbox(i), messageCount: this.usageOf(i.id).messages })),
     );
   }
 
@@ -353,6 +362,7 @@ export class MemoryMailStore implements MailStore {
         const list = this.byInbox.get(inboxId) ?? [];
         list.push(copy);
         this.byInbox.set(inboxId, list);
+        this.addUsage(inboxId, 1, size);
         outcomes.set(inboxId, { status: 'stored', messageId: copy.id });
       }
       // In the order the inboxes were given, like the SQL store.
@@ -432,6 +442,7 @@ export class MemoryMailStore implements MailStore {
       else this.byInbox.delete(inboxId);
       for (const message of doomed) {
         this.messages.delete(message.id);
+        this.addUsage(inboxId, -1, -this.content(message).size);
         this.releaseContent(message.contentId);
       }
       return doomed.length;
@@ -485,6 +496,7 @@ export class MemoryMailStore implements MailStore {
       const list = this.byInbox.get(message.inboxId)?.filter((m) => m.id !== messageId) ?? [];
       if (list.length > 0) this.byInbox.set(message.inboxId, list);
       else this.byInbox.delete(message.inboxId);
+      this.addUsage(message.inboxId, -1, -this.content(message).size);
       this.releaseContent(message.contentId);
       return true;
     });
@@ -543,9 +555,18 @@ export class MemoryMailStore implements MailStore {
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || compareIds(b.id, a.id));
   }
 
+  /** The stored usage of an inbox, as a copy (the SQL store reads its inbox row's counters). */
   private usageOf(inboxId: string): InboxUsage {
-    const list = this.byInbox.get(inboxId) ?? [];
-    return { messages: list.length, bytes: list.reduce((sum, m) => sum + (this.contents.get(m.contentId)?.size ?? 0), 0) };
+    const usage = this.usage.get(inboxId);
+    return usage === undefined ? { messages: 0, bytes: 0 } : { ...usage };
+  }
+
+  /** Moves an inbox's counters with a copy stored (+1, +size) or deleted (-1, -size). */
+  private addUsage(inboxId: string, messages: number, bytes: number): void {
+    const usage = this.usage.get(inboxId) ?? { messages: 0, bytes: 0 };
+    usage.messages += messages;
+    usage.bytes += bytes;
+    this.usage.set(inboxId, usage);
   }
 
   private activeInboxesOf(licenseId: string, at: number): number {
@@ -556,6 +577,8 @@ export class MemoryMailStore implements MailStore {
   private removeInbox(inboxId: string): number {
     const list = this.byInbox.get(inboxId) ?? [];
     this.byInbox.delete(inboxId);
+    // The counters go with the inbox, like the SQL row.
+    this.usage.delete(inboxId);
     for (const message of list) {
       this.messages.delete(message.id);
       this.releaseContent(message.contentId);

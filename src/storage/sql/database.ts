@@ -37,6 +37,10 @@ export interface InboxesTable {
   expires_at: Millis;
   session_id: string | null;
   license_id: string | null;
+  /** Copies the inbox holds (migration 0005-inbox-usage); exact at every commit. */
+  message_count: ColumnType<number, number | undefined, number>;
+  /** Raw bytes of those copies (sum of their contents' size); int8 on PostgreSQL, read as a string there. */
+  byte_count: ColumnType<DbCount, number | undefined, number>;
 }
 
 /** One row per received message, shared by its copies in several inboxes. */

@@ -46,6 +46,8 @@ export async function deleteOrphanContents(trx: Kysely<Database>, dialect: SqlDi
 /**
  * Deletes inboxes with all their messages and the contents no other inbox still holds.
  * Already-deleted ids are ignored, so concurrent sweeps are harmless. Returns what went.
+ * The inboxes' usage counters go with their rows: nothing to update (inbox-usage.ts). On
+ * PostgreSQL the caller holds the inbox rows (FOR UPDATE) before this deletes their messages.
  */
 export async function deleteInboxesWithMessages(
   trx: Kysely<Database>,
@@ -90,21 +92,6 @@ export function prefixWithin(ids: readonly string[], counts: ReadonlyMap<string,
   return taken;
 }
 
-/** Messages per inbox among `inboxIds` (absent: none), from the (inbox_id, seq) index. */
-async function messageCounts(db: Kysely<Database>, inboxIds: readonly string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const ids of chunks(inboxIds, MAX_IDS_PER_STATEMENT)) {
-    const rows = await db
-      .selectFrom('messages')
-      .select((eb) => ['inbox_id', eb.fn.countAll<number | string | bigint>().as('n')])
-      .where('inbox_id', 'in', ids)
-      .groupBy('inbox_id')
-      .execute();
-    for (const row of rows) counts.set(row.inbox_id, Number(row.n));
-  }
-  return counts;
-}
-
 /**
  * One bounded sweep batch: up to `limit` inboxes expired at `now` (epoch ms) with their mail,
  * then up to `limit` expired sessions. The inboxes go in short transactions of at most
@@ -126,14 +113,16 @@ export async function deleteExpiredBatch(db: Kysely<Database>, dialect: SqlDiale
     const result = await db.transaction().execute(async (trx) => {
       const expired = await trx
         .selectFrom('inboxes')
-        .select('id')
+        .select(['id', 'message_count'])
         .where('expires_at', '<=', now)
         .orderBy('expires_at')
         .limit(wanted)
         .$if(dialect.rowLocks, (q) => q.forUpdate().skipLocked())
         .execute();
       const ids = expired.map((row) => row.id);
-      const taken = prefixWithin(ids, await messageCounts(trx, ids), SWEEP_MESSAGES_PER_TRANSACTION);
+      // How many messages each holds: its stored counter (inbox-usage.ts), read with the row.
+      const counts = new Map(expired.map((row) => [row.id, Number(row.message_count)]));
+      const taken = prefixWithin(ids, counts, SWEEP_MESSAGES_PER_TRANSACTION);
       return { found: ids.length, taken: taken.length, ...(await deleteInboxesWithMessages(trx, dialect, taken)) };
     });
     inboxes += result.inboxes;

@@ -1,10 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Inbox, Owner } from '../../domain/types.js';
 import type { FreeInboxResult, InboxUsage, InsertLicenseInboxResult, RedeemRules, RedeemStatus } from '../../ports/mail-store.js';
 import type { Database, DbCount } from './database.js';
 import { chunks, deleteInboxesWithMessages, MAX_IDS_PER_STATEMENT } from './deletions.js';
 import type { SqlDialect } from './dialect.js';
-import { toCount, toDate, toInbox, toMillis } from './row-mappers.js';
+import { toCount, toDate, toInbox, toMillis, toUsage } from './row-mappers.js';
 
 /**
  * The limits of docs/api.md, each decided in the transaction that writes. On PostgreSQL the
@@ -150,18 +150,15 @@ async function countActiveLicenseInboxes(trx: Kysely<Database>, licenseId: strin
   return toCount(row?.n);
 }
 
-/** Messages and raw bytes per inbox (absent inboxes hold nothing). */
+/**
+ * Messages and raw bytes per inbox (absent inboxes hold nothing): the counters stored on the
+ * inbox rows (migration 0005-inbox-usage), one primary-key read per inbox, whatever it holds.
+ */
 export async function usageOf(db: Kysely<Database>, inboxIds: readonly string[]): Promise<Map<string, InboxUsage>> {
   const usage = new Map<string, InboxUsage>();
   for (const ids of chunks(inboxIds, MAX_IDS_PER_STATEMENT)) {
-    const rows = await db
-      .selectFrom('messages as m')
-      .innerJoin('contents as c', 'c.id', 'm.content_id')
-      .select((eb) => ['m.inbox_id', eb.fn.countAll<DbCount>().as('n'), sql<DbCount>`coalesce(sum(${eb.ref('c.size')}), 0)`.as('bytes')])
-      .where('m.inbox_id', 'in', ids)
-      .groupBy('m.inbox_id')
-      .execute();
-    for (const row of rows) usage.set(row.inbox_id, { messages: toCount(row.n), bytes: toCount(row.bytes) });
+    const rows = await db.selectFrom('inboxes').select(['id', 'message_count', 'byte_count']).where('id', 'in', ids).execute();
+    for (const row of rows) usage.set(row.id, toUsage(row));
   }
   return usage;
 }

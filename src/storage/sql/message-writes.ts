@@ -7,8 +7,8 @@ import type { Database } from './database.js';
 import { chunks, MAX_IDS_PER_STATEMENT } from './deletions.js';
 import type { SqlDialect } from './dialect.js';
 import { notifyInTransaction } from './inbox-notify.js';
-import { usageOf } from './limit-writes.js';
-import { toBlob, toMillis } from './row-mappers.js';
+import { addUsage } from './inbox-usage.js';
+import { toBlob, toMillis, toUsage } from './row-mappers.js';
 
 /** Rows per multi-row INSERT: 100 rows × ≤ 8 columns stays far below every bind limit. */
 export const INSERT_ROWS_PER_STATEMENT = 100;
@@ -60,7 +60,7 @@ async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, de
   const { message, inboxIds, policy } = delivery;
   const wanted = [...new Set(inboxIds)];
   if (wanted.length === 0) return new Map();
-  const found = new Map<string, { expiresAt: number; licensed: boolean }>();
+  const found = new Map<string, { expiresAt: number; licensed: boolean; usage: InboxUsage }>();
   for (const ids of chunks([...wanted].sort(), MAX_IDS_PER_STATEMENT)) {
     // PostgreSQL: lock the inboxes (in id order, so two deliveries never deadlock). It keeps
     // a delete or sweep from removing an inbox under us, and it serialises deliveries per
@@ -69,26 +69,25 @@ async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, de
     // gets the same order from its one writer. NO KEY: the messages foreign key check
     // (FOR KEY SHARE) is not blocked by it.
     // The lock also makes the quota check below exact: a second delivery to the inbox waits
-    // here and then counts the copies the first one committed.
+    // here and then reads the usage counters the first one committed (READ COMMITTED reads
+    // the newest version of a row it has locked). The counters' update below needs no other
+    // lock: this transaction holds these rows already.
     const rows = await trx
       .selectFrom('inboxes')
-      .select(['id', 'expires_at', 'license_id'])
+      .select(['id', 'expires_at', 'license_id', 'message_count', 'byte_count'])
       .where('id', 'in', ids)
       .$if(dialect.rowLocks, (q) => q.orderBy('id').forNoKeyUpdate())
       .execute();
-    for (const row of rows) found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null });
+    for (const row of rows) found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null, usage: toUsage(row) });
   }
   const outcomes = new Map<string, InsertOutcome>();
   const now = toMillis(policy.now);
   const unlimited = new Set(policy.unlimited ?? []);
-  // The usage read only where the quota decides: inboxes that exist, are active and have one.
-  const counted = wanted.filter((id) => (found.get(id)?.expiresAt ?? 0) > now && !unlimited.has(id));
-  const usage = counted.length > 0 ? await usageOf(trx, counted) : new Map<string, InboxUsage>();
   const size = message.raw.byteLength;
   const targets: string[] = [];
   for (const id of wanted) {
-    const quotaUsage = unlimited.has(id) ? null : (usage.get(id) ?? { messages: 0, bytes: 0 });
-    const verdict = copyVerdict(found.get(id), now, quotaUsage, size, policy);
+    const inbox = found.get(id);
+    const verdict = copyVerdict(inbox, now, unlimited.has(id) ? null : (inbox?.usage ?? null), size, policy);
     // A stored copy's outcome is set below, once it has an id; setting it now keeps the given order.
     outcomes.set(id, verdict === 'store' ? { status: 'missing' } : { status: verdict });
     if (verdict === 'store') targets.push(id);
@@ -148,6 +147,7 @@ async function writeMessageCopies(trx: Kysely<Database>, dialect: SqlDialect, de
   for (const batch of chunks(copies, INSERT_ROWS_PER_STATEMENT)) {
     await trx.insertInto('messages').values(batch).execute();
   }
+  await addUsage(trx, targets, size);
   for (const copy of copies) outcomes.set(copy.inbox_id, { status: 'stored', messageId: copy.id });
   // Other nodes' waiters and streams hear of the copies when (and only if) this commits.
   await notifyInTransaction(trx, dialect, copies.map((copy) => ({ type: 'message', inboxId: copy.inbox_id })));

@@ -1,4 +1,4 @@
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 
 /**
@@ -12,6 +12,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
     '0002-rate-limits': { up: (db) => rateLimitSchema(db, dialect) },
     '0003-message-recipient': { up: (db) => messageRecipientSchema(db) },
     '0004-message-insights': { up: (db) => messageInsightsSchema(db) },
+    '0005-inbox-usage': { up: (db) => inboxUsageSchema(db, dialect) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
 }
@@ -152,4 +153,29 @@ async function messageInsightsSchema(db: Kysely<unknown>): Promise<void> {
     // NULL: not checked (MAIL_AUTH=off).
     .addColumn('auth_json', 'text')
     .execute();
+}
+
+/**
+ * What each inbox holds, stored on its row (docs/architecture.md "Inbox usage counters"):
+ * `message_count` copies and `byte_count` raw bytes (the sum of their contents' `size`), kept
+ * exact by every write that adds or removes a copy, in the same transaction. The RCPT check
+ * and the store-time quota read them instead of counting the inbox's messages, which cost
+ * O(messages) twice per delivery. Backfilled here from the rows already stored, in the
+ * migration's own transaction (so no node sees the columns before they are right).
+ * `bigint` has INTEGER affinity on SQLite (64-bit there whatever the name); on PostgreSQL the
+ * byte sum of a premium inbox may pass int4.
+ */
+async function inboxUsageSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void> {
+  await db.schema.alterTable('inboxes').addColumn('message_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('inboxes').addColumn('byte_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  // PostgreSQL: no copy may be stored or deleted between the count and the commit (a node of
+  // an earlier release still running). ALTER TABLE holds inboxes exclusively already, and every
+  // writer that holds messages before inboxes has no need of inboxes, so taking messages
+  // second cannot deadlock. SQLite: the migration's transaction is the one writer anyway.
+  if (d.rowLocks) await sql`lock table messages in share mode`.execute(db);
+  await sql`
+    update inboxes set
+      message_count = (select count(*) from messages m where m.inbox_id = inboxes.id),
+      byte_count = (select coalesce(sum(c.size), 0) from messages m join contents c on c.id = m.content_id where m.inbox_id = inboxes.id)
+    where exists (select 1 from messages m where m.inbox_id = inboxes.id)`.execute(db);
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { isAuthResult, isDmarcPolicy, type MessageLink, type SenderAuth } from '../../domain/sender-auth.js';
 import type { Inbox, License, MailHeader, Session } from '../../domain/types.js';
+import type { InboxUsage } from '../../ports/mail-store.js';
 import type { DbCount, InboxesTable, LicensesTable, SessionsTable } from './database.js';
 
 /** Dates are stored as epoch milliseconds (see database.ts). */
@@ -65,6 +66,11 @@ export function toInbox(row: Selectable<InboxesTable>): Inbox {
     sessionId: row.session_id,
     licenseId: row.license_id,
   };
+}
+
+/** The stored usage counters of an inbox row (migration 0005-inbox-usage). */
+export function toUsage(row: { message_count: DbCount; byte_count: DbCount }): InboxUsage {
+  return { messages: toCount(row.message_count), bytes: toCount(row.byte_count) };
 }
 
 /** Headers are stored as JSON text; a row that does not parse yields no headers, never a crash. */

@@ -53,9 +53,10 @@ import { GroupCommitQueue } from './group-commit.js';
 import { createHotQueries, LISTED_IDS_PER_STATEMENT, type HotQueries } from './hot-queries.js';
 import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
 import { notifyInTransaction } from './inbox-notify.js';
+import { lockInbox, lockInboxOfMessage, releaseUsage, returningDeletedCopy } from './inbox-usage.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
-import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession } from './row-mappers.js';
+import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession, toUsage } from './row-mappers.js';
 
 /**
  * Most inboxes one session listing reads: the largest PREMIUM_MAX_INBOXES the configuration
@@ -321,6 +322,14 @@ export class SqlMailStore implements MailStore {
     });
   }
 
+  findInboxWithUsage(username: string): Promise<{ inbox: Inbox; usage: InboxUsage } | null> {
+    return this.run('findInboxWithUsage', async () => {
+      // The same read as findInboxByUsername: the row carries its usage counters.
+      const [row] = await this.hot.findInboxByUsername.execute(this.db, username);
+      return row === undefined ? null : { inbox: toInbox(row), usage: toUsage(row) };
+    });
+  }
+
   findInboxById(inboxId: string): Promise<Inbox | null> {
     return this.run('findInboxById', async () => {
       const row = await this.db.selectFrom('inboxes').selectAll().where('id', '=', inboxId).executeTakeFirst();
@@ -333,14 +342,8 @@ export class SqlMailStore implements MailStore {
       const { sessionId, licenseId } = owner;
       const rows = await this.db
         .selectFrom('inboxes as i')
+        // The stored counter (inbox-usage.ts), not a count of each inbox's messages.
         .selectAll('i')
-        .select((eb) =>
-          eb
-            .selectFrom('messages as m')
-            .select((sub) => sub.fn.countAll<DbCount>().as('n'))
-            .whereRef('m.inbox_id', '=', 'i.id')
-            .as('message_count'),
-        )
         .where((eb) =>
           licenseId === null
             ? eb('i.session_id', '=', sessionId)
@@ -463,6 +466,8 @@ export class SqlMailStore implements MailStore {
   trimMessages(inboxId: string, keep: number, maxDeleted: number): Promise<number> {
     return this.run('trimMessages', () =>
       this.db.transaction().execute(async (trx) => {
+        // The inbox row first (its counters change below): the lock order of every writer.
+        await lockInbox(trx, this.dialect, inboxId);
         // One statement: the messages past the newest `keep`, at most `maxDeleted` of them.
         const deleted = await trx
           .deleteFrom('messages')
@@ -475,8 +480,9 @@ export class SqlMailStore implements MailStore {
               .limit(Math.max(0, Math.floor(maxDeleted)))
               .offset(Math.max(0, Math.floor(keep))),
           )
-          .returning('content_id')
+          .returning(returningDeletedCopy)
           .execute();
+        await releaseUsage(trx, deleted);
         await deleteOrphanContents(trx, this.dialect, deleted.map((row) => row.content_id));
         return deleted.length;
       }),
@@ -507,7 +513,9 @@ export class SqlMailStore implements MailStore {
   deleteMessage(messageId: string): Promise<boolean> {
     return this.run('deleteMessage', () =>
       this.db.transaction().execute(async (trx) => {
-        const deleted = await trx.deleteFrom('messages').where('id', '=', messageId).returning(['content_id', 'inbox_id']).execute();
+        await lockInboxOfMessage(trx, this.dialect, messageId);
+        const deleted = await trx.deleteFrom('messages').where('id', '=', messageId).returning(returningDeletedCopy).execute();
+        await releaseUsage(trx, deleted);
         await deleteOrphanContents(trx, this.dialect, deleted.map((row) => row.content_id));
         await notifyInTransaction(trx, this.dialect, deleted.map((row) => ({ type: 'deleted', inboxId: row.inbox_id, messageId })));
         return deleted.length > 0;

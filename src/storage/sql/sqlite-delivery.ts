@@ -80,9 +80,8 @@ export function toWireDeliveries(deliveries: readonly MessageDelivery[]): WireDe
 
 /** The statements of a delivery, in SQLite's dialect. */
 const SQL = {
-  inbox: 'select expires_at, license_id from inboxes where id = ?',
-  usage: `select count(*) as messages, coalesce(sum(c.size), 0) as bytes
-          from messages m join contents c on c.id = m.content_id where m.inbox_id = ?`,
+  // The inbox with its stored usage (migration 0005-inbox-usage): one primary-key read.
+  inbox: 'select expires_at, license_id, message_count, byte_count from inboxes where id = ?',
   content: `insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
             headers_json, message_id_header, size, attachment_count, created_at, raw)
             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -90,6 +89,8 @@ const SQL = {
   attachment: `insert into attachments (id, content_id, position, filename, content_type, size, data)
                values (?, ?, ?, ?, ?, ?, ?)`,
   copy: 'insert into messages (id, inbox_id, content_id, received_at, recipient) values (?, ?, ?, ?, ?)',
+  // The counters move with the copy, in the same transaction (inbox-usage.ts's addUsage).
+  addUsage: 'update inboxes set message_count = message_count + 1, byte_count = byte_count + ? where id = ?',
 } as const;
 
 /** Bytes as better-sqlite3 binds them (a Buffer over the same memory; structured clone delivers Uint8Array). */
@@ -115,12 +116,11 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   const quotas = { free: delivery.free, premium: delivery.premium };
   const targets: Array<{ id: string; recipient: string }> = [];
   for (const inbox of delivery.inboxes) {
-    const row = prepare(SQL.inbox).get(inbox.id) as { expires_at: number; license_id: string | null } | undefined;
+    const row = prepare(SQL.inbox).get(inbox.id) as { expires_at: number; license_id: string | null; message_count: number; byte_count: number } | undefined;
     const found = row === undefined ? undefined : { expiresAt: Number(row.expires_at), licensed: row.license_id !== null };
-    // The usage read only where the quota decides: an inbox that exists, is active and has one.
-    const counted = found !== undefined && found.expiresAt > delivery.now && !unlimited.has(inbox.id);
-    const usage = counted ? (prepare(SQL.usage).get(inbox.id) as { messages: number; bytes: number }) : null;
-    const verdict = copyVerdict(found, delivery.now, usage === null ? null : { messages: Number(usage.messages), bytes: Number(usage.bytes) }, size, quotas);
+    // Items before this one in the group have updated the counters already: they count too.
+    const usage = row === undefined || unlimited.has(inbox.id) ? null : { messages: Number(row.message_count), bytes: Number(row.byte_count) };
+    const verdict = copyVerdict(found, delivery.now, usage, size, quotas);
     // A stored copy's outcome is set below, once it has an id; setting it now keeps the given order.
     outcomes.set(inbox.id, verdict === 'store' ? { status: 'missing' } : { status: verdict });
     if (verdict === 'store') targets.push(inbox);
@@ -151,6 +151,7 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   for (const inbox of targets) {
     const messageId = newId();
     prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient);
+    prepare(SQL.addUsage).run(size, inbox.id);
     outcomes.set(inbox.id, { status: 'stored', messageId });
   }
   return outcomes;
