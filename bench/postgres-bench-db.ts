@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { cpuSeconds } from './process-stats.js';
 import { DOMAIN, RECIPIENT_LOCAL, type BenchDb } from './bench-db.js';
 
 /** A database of its own on the PostgreSQL server, dropped by `drop()`. */
@@ -58,4 +59,27 @@ export async function openPostgresBenchDb(url: string): Promise<BenchDb> {
     },
     close: () => client.end(),
   };
+}
+
+/**
+ * CPU seconds (user + system) each server backend connected to the database of `url` has used
+ * so far, by pid, from /proc (the server must run on this machine). The backend asking is left out.
+ */
+export async function backendCpuSeconds(url: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        cpu.set(pid, cpuSeconds(pid));
+      } catch {
+        // The backend ended in between.
+      }
+    }
+    return cpu;
+  } finally {
+    await client.end();
+  }
 }

@@ -9,37 +9,49 @@
  * are added to the service's environment (e.g. MAIL_AUTH=off). The sender checks ask the
  * service's loopback DNS server (bench/service-process.ts).
  * `etag` is the check answered 304 (If-None-Match with the check's own ETag).
+ * `--postgres[=URL]` (anywhere after the load) runs the service on a scratch PostgreSQL
+ * database of that server (default postgres://postgres@127.0.0.1:5432/postgres), dropped after.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkInbox, createInbox } from './api-client.js';
-import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL } from './bench-db.js';
+import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL, type BenchDb } from './bench-db.js';
 import { signedBenchMessage } from './bench-sender.js';
 import { summariseProfile } from './cpu-profile-summary.js';
 import { runHttpLoad } from './http-load.js';
+import { backendCpuSeconds, createScratchDatabase, openPostgresBenchDb, type ScratchDatabase } from './postgres-bench-db.js';
 import { cpuSeconds } from './process-stats.js';
 import { ensureBuilt, ROOT, startService } from './service-process.js';
 import { buildMessage, sendOne } from './smtp-client.js';
 import { findSmtpSource, runSmtpSource } from './smtp-source.js';
 
-const load = process.argv[2] ?? 'smtp-4k';
-const seconds = Number(process.argv[3] ?? 8);
-const extraEnv = Object.fromEntries(process.argv.slice(4).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const postgresArg = process.argv.find((arg) => arg === '--postgres' || arg.startsWith('--postgres='));
+const args = process.argv.filter((arg) => arg !== postgresArg);
+const load = args[2] ?? 'smtp-4k';
+const seconds = Number(args[3] ?? 8);
+const extraEnv = Object.fromEntries(args.slice(4).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'tempinbox-profile-'));
 const probeOut = join(dir, 'probe.jsonl');
-const service = await startService(`sqlite:${join(dir, 'tempinbox.db')}`, { ...extraEnv, BENCH_PROBE_OUT: probeOut }, undefined, [
+const scratch: ScratchDatabase | undefined =
+  postgresArg === undefined
+    ? undefined
+    : await createScratchDatabase(postgresArg.includes('=') ? postgresArg.slice(postgresArg.indexOf('=') + 1) : 'postgres://postgres@127.0.0.1:5432/postgres');
+const service = await startService(scratch?.url ?? `sqlite:${join(dir, 'tempinbox.db')}`, { ...extraEnv, BENCH_PROBE_OUT: probeOut }, undefined, [
   '--cpu-prof',
   `--cpu-prof-dir=${dir}`,
   '--import',
   join(ROOT, 'bench', 'loop-probe.ts'),
 ]);
-const db = openSqliteBenchDb(join(dir, 'tempinbox.db'));
+const db: BenchDb = scratch === undefined ? openSqliteBenchDb(join(dir, 'tempinbox.db')) : await openPostgresBenchDb(scratch.url);
 /** Work items the load completed (messages or requests), for the per-item CPU figures. */
 let items = 0;
 let serverCpu = 0;
+/** PostgreSQL: CPU seconds of the server's backends of the scratch database, by pid, before and after the load. */
+let backendBefore: Map<number, number> | undefined;
+let backendAfter: Map<number, number> | undefined;
 /** Marks the start or the end of the measured load in the probe's output. */
 const mark = () => process.kill(service.pid, 'SIGUSR2');
 try {
@@ -52,6 +64,7 @@ try {
     if (messageFile !== undefined) writeFileSync(messageFile, await signedBenchMessage(`${RECIPIENT_LOCAL}@${DOMAIN}`, size));
     const questionsBefore = service.dns.queryCount;
     const cpuBefore = cpuSeconds(service.pid);
+    backendBefore = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
     mark();
     const result = await runSmtpSource(findSmtpSource(), {
       port: service.smtpPort,
@@ -65,6 +78,7 @@ try {
     mark();
     if (!result.ok) throw new Error(`smtp-source failed: ${result.stderr}`);
     serverCpu = cpuSeconds(service.pid) - cpuBefore;
+    backendAfter = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
     items = messages;
     const questions = service.dns.queryCount - questionsBefore;
     console.log(`${messages} messages in ${result.seconds.toFixed(1)} s (${(messages / result.seconds).toFixed(0)} msg/s); ${questions} DNS questions to the loopback server`);
@@ -80,16 +94,19 @@ try {
     const etag = load === 'etag' ? ((await fetch(url, { headers: cookie })).headers.get('etag') ?? '') : undefined;
     const headers = load === 'create' ? {} : etag === undefined ? cookie : { ...cookie, 'if-none-match': etag };
     const cpuBefore = cpuSeconds(service.pid);
+    backendBefore = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
     mark();
     const result = await runHttpLoad({ url, connections: 10, seconds, headers, expectStatus: etag === undefined ? undefined : 304 });
     mark();
     serverCpu = cpuSeconds(service.pid) - cpuBefore;
+    backendAfter = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
     items = Math.round(result.rps * seconds);
     console.log(`${result.rps.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, failures ${result.failures}`);
   }
 } finally {
   await db.close();
   await service.server.stop();
+  await scratch?.drop();
 }
 // The signals are handled asynchronously: wait for the probe's two lines.
 for (let i = 0; i < 50 && !(existsSync(probeOut) && readFileSync(probeOut, 'utf8').split('\n').length > 2); i += 1) await new Promise((done) => setTimeout(done, 100));
@@ -103,6 +120,12 @@ if (during !== undefined) {
       `(${((during.mainThreadCpuMs / during.wallMs) * 100).toFixed(0)} % of the wall time busy); ` +
       `event-loop delay p50/p99/max ${d.p50.toFixed(1)}/${d.p99.toFixed(1)}/${d.max.toFixed(1)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   );
+  if (backendAfter !== undefined) {
+    // A backend that connected during the load counts from zero (its start-up included).
+    let spent = 0;
+    for (const [pid, after] of backendAfter) spent += after - (backendBefore?.get(pid) ?? 0);
+    console.log(`PostgreSQL backends' CPU per item ${((spent * 1e6) / Math.max(items, 1)).toFixed(0)} µs (${backendAfter.size} backends of the scratch database)`);
+  }
 }
 // The main thread's profile (thread id 0 in the file name: CPU.<date>.<time>.<pid>.<tid>.<n>.cpuprofile); workers write their own.
 const file = readdirSync(dir).find((name) => /\.cpuprofile$/.test(name) && name.split('.')[4] === '0');

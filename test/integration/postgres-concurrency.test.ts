@@ -194,6 +194,36 @@ describe.skipIf(!available)('several nodes on one PostgreSQL', () => {
     expect((await deadlocks()) - before, 'deadlocks PostgreSQL detected during the run').toBe(0);
   });
 
+  it('delivery groups on two nodes to the same inboxes in crossing orders never deadlock, and each stores all', async () => {
+    if (database === undefined) throw new Error('no test database');
+    const seed = node();
+    const [low, high] = [await addInbox(seed), await addInbox(seed)].sort((a, b) => (a.id < b.id ? -1 : 1));
+    if (low === undefined || high === undefined) throw new Error('no inboxes');
+    const admin = quietPool(database.url, 1);
+    const deadlocks = async () =>
+      Number((await admin.query<{ n: string }>('select deadlocks as n from pg_stat_database where datname = current_database()')).rows[0]?.n ?? 0);
+    try {
+      const before = await deadlocks();
+      const [a, b] = [node(), node()];
+      // Each node's pool has its connection open first, so that both groups start together.
+      await Promise.all([deliver(a, [low.id]), deliver(b, [high.id])]);
+      // Each node gets its burst in one turn of the event loop, so each writes it as one group:
+      // node a's group goes low, high, low, …, node b's high, low, high, …
+      const burst = (store: SqlMailStore, first: string, second: string) =>
+        Array.from({ length: 20 }, (_, i) => deliver(store, [i % 2 === 0 ? first : second], { subject: `cross-${i}` }));
+      const stored = await Promise.all([...burst(a, low.id, high.id), ...burst(b, high.id, low.id)]);
+      expect(stored.every((ids) => ids.size === 1)).toBe(true);
+      expect(await seed.countMessages(low.id)).toBe(21);
+      expect(await seed.countMessages(high.id)).toBe(21);
+      // A backend reports its statistics when it ends: close the nodes' pools first.
+      await Promise.all([a.close(), b.close()]);
+      await new Promise((done) => setTimeout(done, 1500));
+      expect(await deadlocks()).toBe(before);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('fair-use counters are shared: two nodes together grant the budget once', async () => {
     const url = database?.url ?? '';
     const pools = [quietPool(url), quietPool(url)];

@@ -1,5 +1,6 @@
+import type { Compilable, Kysely } from 'kysely';
 import { CHECK_READ_BATCH } from '../../domain/check-limits.js';
-import type { DbCount } from './database.js';
+import type { Database, DbCount } from './database.js';
 import { anchorSeq, messageCutQuery, seqOf } from './message-reads.js';
 import { QueryTemplate } from './query-template.js';
 
@@ -11,14 +12,17 @@ export const LISTED_IDS_PER_STATEMENT = CHECK_READ_BATCH;
 
 /**
  * The queries behind every poll and every RCPT, as templates compiled once per store (see
- * QueryTemplate). The same queries as the builder code they replace.
+ * QueryTemplate). The same queries as the builder code they replace. `onCompiled` hears each
+ * template's SQL text once (PostgreSQL prepares them: postgres-prepared.ts).
  */
-export function createHotQueries() {
+export function createHotQueries(onCompiled?: (sql: string) => void) {
+  const template = <A extends readonly unknown[], R>(arity: number, build: (db: Kysely<Database>, ...args: A) => Compilable<R>) =>
+    new QueryTemplate(arity, build, onCompiled);
   return {
-    findSession: new QueryTemplate(2, (db, tokenHash: string, now: number) =>
+    findSession: template(2, (db, tokenHash: string, now: number) =>
       db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now),
     ),
-    insertSession: new QueryTemplate(5, (db, id: string, tokenHash: string, createdAt: number, expiresAt: number, licenseId: string | null) =>
+    insertSession: template(5, (db, id: string, tokenHash: string, createdAt: number, expiresAt: number, licenseId: string | null) =>
       db.insertInto('sessions').values({ id, token_hash: tokenHash, created_at: createdAt, expires_at: expiresAt, license_id: licenseId }),
     ),
     /**
@@ -26,7 +30,7 @@ export function createHotQueries() {
      * caller takes the general path (insertInboxIn). ON CONFLICT DO NOTHING, on both backends,
      * neither fails the statement nor aborts a PostgreSQL transaction.
      */
-    insertInboxUnlessNamed: new QueryTemplate(
+    insertInboxUnlessNamed: template(
       7,
       (db, id: string, username: string, domain: string, createdAt: number, expiresAt: number, sessionId: string | null, licenseId: string | null) =>
         db
@@ -35,15 +39,15 @@ export function createHotQueries() {
           .onConflict((conflict) => conflict.column('username').doNothing())
           .returning('id'),
     ),
-    findInboxByUsername: new QueryTemplate(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
-    countMessages: new QueryTemplate(1, (db, inboxId: string) =>
+    findInboxByUsername: template(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
+    countMessages: template(1, (db, inboxId: string) =>
       db.selectFrom('messages').select((eb) => eb.fn.countAll<DbCount>().as('n')).where('inbox_id', '=', inboxId),
     ),
     /**
      * markInbox: count, newest seq and sum of seqs of the inbox, and the seq of `sinceId` (NULL
      * when it is not one of its messages); all from the (inbox_id, seq) index.
      */
-    markInbox: new QueryTemplate(2, (db, inboxId: string, sinceId: string) =>
+    markInbox: template(2, (db, inboxId: string, sinceId: string) =>
       db
         .selectFrom('messages as m')
         .select((eb) => [
@@ -55,7 +59,7 @@ export function createHotQueries() {
         .where('m.inbox_id', '=', inboxId),
     ),
     /** The ids of listPage, newest first: the index and the messages rows, no content. */
-    listIds: new QueryTemplate(3, (db, inboxId: string, sinceId: string, limit: number) =>
+    listIds: template(3, (db, inboxId: string, sinceId: string, limit: number) =>
       db
         .selectFrom('messages as m')
         .select('m.id')
@@ -65,7 +69,7 @@ export function createHotQueries() {
         .limit(limit),
     ),
     /** listIds, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
-    listIdsBefore: new QueryTemplate(4, (db, inboxId: string, sinceId: string, beforeId: string, limit: number) =>
+    listIdsBefore: template(4, (db, inboxId: string, sinceId: string, beforeId: string, limit: number) =>
       db
         .selectFrom('messages as m')
         .select('m.id')
@@ -79,14 +83,14 @@ export function createHotQueries() {
      * Up to LISTED_IDS_PER_STATEMENT messages of an inbox by id, bodies cut (messageCutQuery).
      * A fixed number of ids keeps one SQL text; callers repeat an id to fill the slots.
      */
-    listByIds: new QueryTemplate(2 + LISTED_IDS_PER_STATEMENT, (db, inboxId: string, cutChars: number, ...ids: string[]) =>
+    listByIds: template(2 + LISTED_IDS_PER_STATEMENT, (db, inboxId: string, cutChars: number, ...ids: string[]) =>
       messageCutQuery(db, cutChars).where('m.inbox_id', '=', inboxId).where('m.id', 'in', ids),
     ),
     /**
      * A page of an inbox for listings, bodies cut (messageCutQuery). `sinceId` '' or unknown
      * means no lower bound (seqOf falls back to 0).
      */
-    listPage: new QueryTemplate(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
+    listPage: template(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
       messageCutQuery(db, cutChars)
         .where('m.inbox_id', '=', inboxId)
         .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
@@ -94,7 +98,7 @@ export function createHotQueries() {
         .limit(limit),
     ),
     /** listPage read forward: the first `limit` messages after `sinceId`, oldest first (event streams). */
-    listPageForward: new QueryTemplate(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
+    listPageForward: template(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
       messageCutQuery(db, cutChars)
         .where('m.inbox_id', '=', inboxId)
         .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
@@ -102,7 +106,7 @@ export function createHotQueries() {
         .limit(limit),
     ),
     /** listPage, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
-    listPageBefore: new QueryTemplate(5, (db, inboxId: string, sinceId: string, beforeId: string, cutChars: number, limit: number) =>
+    listPageBefore: template(5, (db, inboxId: string, sinceId: string, beforeId: string, cutChars: number, limit: number) =>
       messageCutQuery(db, cutChars)
         .where('m.inbox_id', '=', inboxId)
         .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))

@@ -2,6 +2,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { postgresDialect } from './dialect.js';
+import { prepareDeliveryStatements, writePostgresDeliveryGroup } from './postgres-delivery.js';
+import { PreparedStatements, preparingPool } from './postgres-prepared.js';
 import { SqlMailStore } from './sql-mail-store.js';
 
 /**
@@ -52,8 +54,20 @@ export function createPostgresPool(url: string, options: PostgresPoolOptions): p
   return pool;
 }
 
-/** A MailStore on PostgreSQL through `pool`; call migrate() before use. close() ends the pool. */
+/**
+ * A MailStore on PostgreSQL through `pool`; call migrate() before use. close() ends the pool.
+ * Deliveries are group-committed, a group per transaction with few round trips
+ * (postgres-delivery.ts); they and the hot queries of polls and RCPT run as named prepared
+ * statements (postgres-prepared.ts). docs/benchmarks.md "PostgreSQL" has what each bought.
+ */
 export function createPostgresStore(pool: pg.Pool): SqlMailStore {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new SqlMailStore(db, postgresDialect);
+  const statements = new PreparedStatements();
+  prepareDeliveryStatements(statements);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, statements) }) });
+  return new SqlMailStore(db, postgresDialect, {
+    groupCommit: true,
+    groupCreates: false,
+    writeMessageGroup: (group) => writePostgresDeliveryGroup(pool, statements, group),
+    prepare: (sql) => statements.add(sql),
+  });
 }

@@ -20,9 +20,14 @@ interface Compiled {
 export class QueryTemplate<A extends readonly unknown[], R> {
   private compiled: Compiled | undefined;
 
+  /**
+   * `onCompiled` hears the template's SQL text once, when it is first compiled (PostgreSQL:
+   * PreparedStatements.add, so the text runs as a named prepared statement).
+   */
   constructor(
     private readonly arity: number,
     private readonly build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+    private readonly onCompiled: (sql: string) => void = () => undefined,
   ) {}
 
   /** Runs the query on `db` (the store's Kysely or a transaction) with these arguments. */
@@ -44,6 +49,7 @@ export class QueryTemplate<A extends readonly unknown[], R> {
     for (let i = 0; i < this.arity; i += 1) {
       if (!slots.includes(i)) throw new Error(`argument ${i} is not a bound parameter of: ${query.sql}`);
     }
+    this.onCompiled(query.sql);
     return { sql: query.sql, parameters: query.parameters, slots };
   }
 }

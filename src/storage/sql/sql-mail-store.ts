@@ -84,7 +84,7 @@ const RETRY_DELAY_MS = 10;
  */
 export class SqlMailStore implements MailStore {
   private closed = false;
-  private readonly hot: HotQueries = createHotQueries();
+  private readonly hot: HotQueries;
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
   private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>> | undefined;
   /** New sessions with their inboxes, gathered the same way (GET /api/create under load). */
@@ -92,22 +92,32 @@ export class SqlMailStore implements MailStore {
 
   /**
    * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
-   * one writer commits them one after another anyway, each with its own fsync). PostgreSQL
-   * commits concurrent transactions in parallel over its pool and has no use for it.
+   * one writer commits them one after another anyway, each with its own fsync; PostgreSQL,
+   * where it saves the round trips and the commit of each: docs/benchmarks.md "PostgreSQL").
+   * `groupCreates` (default: `groupCommit`): the same for new sessions with their inbox
+   * (SQLite; PostgreSQL commits concurrent creates in parallel over its pool).
    * `writeMessageGroup`: how such a group is written when not through Kysely (SQLite: in one
-   * hop to its writer thread, sqlite-delivery.ts); it must do what insertMessageGroup does.
+   * hop to its writer thread, sqlite-delivery.ts; PostgreSQL: postgres-delivery.ts); it must
+   * do what insertMessageGroup does. `prepare` hears the SQL text of each hot template once
+   * (PostgreSQL runs them as named prepared statements: postgres-prepared.ts).
    */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
-    options: { groupCommit?: boolean; writeMessageGroup?: (group: readonly MessageDelivery[]) => Promise<Map<string, InsertOutcome>[]> } = {},
+    options: {
+      groupCommit?: boolean;
+      groupCreates?: boolean;
+      writeMessageGroup?: (group: readonly MessageDelivery[]) => Promise<Map<string, InsertOutcome>[]>;
+      prepare?: (sql: string) => void;
+    } = {},
   ) {
+    this.hot = createHotQueries(options.prepare);
     const writeGroup = options.writeMessageGroup ?? ((group: readonly MessageDelivery[]) => insertMessageGroup(db, dialect, group));
     this.messageQueue = options.groupCommit === true ? new GroupCommitQueue(writeGroup) : undefined;
     // A group with a taken name fails as a whole and is retried one by one (GroupCommitQueue):
     // only that create sees the unique violation, which nameTakenAs turns into `taken`.
     this.sessionQueue =
-      options.groupCommit === true
+      (options.groupCreates ?? options.groupCommit) === true
         ? new GroupCommitQueue((group) =>
             db.transaction().execute(async (trx) => {
               for (const item of group) await this.writeSessionWithInbox(trx, item);

@@ -1,0 +1,188 @@
+/**
+ * Deliveries on PostgreSQL, a group per transaction (docs/benchmarks.md "PostgreSQL"): the
+ * group commit's batch of deliveries (GroupCommitQueue) is written in one transaction on one
+ * pooled connection with a fixed set of named prepared statements (postgres-prepared.ts):
+ * BEGIN; one statement locking the inbox rows of the whole group and reading their usage
+ * counters; one statement per delivery that stores it (content, insights, attachments, copies
+ * and the counters' update, as data-modifying CTEs); one NOTIFY for the group; COMMIT. Before, each delivery was its own
+ * transaction of about ten Kysely queries compiled on the main thread, each a round trip.
+ *
+ * It does what message-writes.ts's writeMessageCopies does, delivery after delivery (that path
+ * still serves a store without group commit); the contract suite holds both to the same rules.
+ */
+import type pg from 'pg';
+import { newId } from '../../domain/ids.js';
+import { copyVerdict } from '../../domain/plan.js';
+import type { InboxUsage, InsertOutcome } from '../../ports/mail-store.js';
+import { encodeInboxEvent, INBOX_EVENTS_CHANNEL } from './inbox-notify.js';
+import type { MessageDelivery } from './message-writes.js';
+import { releaseClient, runPrepared, type PreparedStatements } from './postgres-prepared.js';
+
+/** The statements of a group, fixed texts (each prepared once per connection). */
+export const DELIVERY_SQL = {
+  /**
+   * The inboxes of the whole group, locked in one statement in id order (the sort happens
+   * below the lock, so rows are locked in that order): two groups, on this node or another,
+   * and every other writer that locks inboxes in id order, never wait on each other in a
+   * cycle. The lock keeps a delete or sweep from removing an inbox under us, and serialises
+   * deliveries per inbox, so seq is drawn in commit order (docs/architecture.md "Data model")
+   * and the quota read below counts every copy committed before. NO KEY: the messages foreign
+   * key check (FOR KEY SHARE) is not blocked by it. The usage counters come with the rows
+   * (docs/architecture.md "Inbox usage counters"): READ COMMITTED returns the newest version of
+   * a row it has locked, so they count every copy committed before.
+   */
+  lock: 'select id, expires_at, license_id, message_count, byte_count from inboxes where id = any($1::text[]) order by id for no key update',
+  /**
+   * One delivery in one statement: the content, its insights, its attachments and one copy per
+   * target inbox. The foreign keys are checked at the end of the statement, when the content
+   * row is there. Attachments and copies come as arrays (unnest), so one text serves every
+   * count; `with ordinality` numbers the attachments from 1, and the copies are inserted in the
+   * order given. The `usage` CTE adds the copies to their inboxes' usage counters (rows this
+   * transaction has locked already).
+   */
+  store: `with content as (
+            insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
+              headers_json, message_id_header, size, attachment_count, created_at, raw)
+            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+          ), insight as (
+            insert into message_insights (content_id, codes_json, links_json, auth_json) values ($1, $14, $15, $16)
+          ), usage as (
+            update inboxes set message_count = message_count + 1, byte_count = byte_count + $10
+            where id = any($23::text[])
+          ), attachment as (
+            insert into attachments (id, content_id, position, filename, content_type, size, data)
+            select a.id, $1, a.n - 1, a.filename, a.content_type, a.size, a.data
+            from unnest($17::text[], $18::text[], $19::text[], $20::int[], $21::bytea[]) with ordinality
+              as a(id, filename, content_type, size, data, n)
+          )
+          insert into messages (id, inbox_id, content_id, received_at, recipient)
+          select c.id, c.inbox_id, $1, $12, c.recipient
+          from unnest($22::text[], $23::text[], $24::text[]) with ordinality as c(id, inbox_id, recipient, n)
+          order by c.n`,
+  /** Other nodes' waiters and streams hear of the copies when (and only if) the group commits (inbox-notify.ts). */
+  notify: 'select pg_notify($1, p) from unnest($2::text[]) as p',
+} as const;
+
+/** The texts that run prepared: every statement of a group. */
+export function prepareDeliveryStatements(statements: PreparedStatements): void {
+  for (const text of Object.values(DELIVERY_SQL)) statements.add(text);
+}
+
+/** What became of one delivery per inbox, in the order given. */
+type Outcomes = Map<string, InsertOutcome>;
+
+/**
+ * Writes the group in one transaction: all of it or, on any error, nothing (the caller,
+ * GroupCommitQueue, then retries item by item). Items go one after another, so each counts the
+ * copies the items before it wrote and no inbox passes its quota. Resolves after COMMIT.
+ */
+export async function writePostgresDeliveryGroup(
+  pool: pg.Pool,
+  statements: PreparedStatements,
+  group: readonly MessageDelivery[],
+): Promise<Outcomes[]> {
+  const client = await pool.connect();
+  const run = <R extends object>(text: string, values: readonly unknown[]) => runPrepared<R>(client, statements, text, values);
+  let released = false;
+  try {
+    await client.query('begin');
+    const ids = [...new Set(group.flatMap((delivery) => delivery.inboxIds))].sort();
+    const found = new Map<string, { expiresAt: number; licensed: boolean }>();
+    const usage = new Map<string, InboxUsage>();
+    const locked = await run<{ id: string; expires_at: string; license_id: string | null; message_count: string; byte_count: string }>(DELIVERY_SQL.lock, [ids]);
+    for (const row of locked.rows) {
+      found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null });
+      usage.set(row.id, { messages: Number(row.message_count), bytes: Number(row.byte_count) });
+    }
+    const results: Outcomes[] = [];
+    const events: string[] = [];
+    for (const delivery of group) {
+      const outcomes = await storeDelivery(run, delivery, found, usage);
+      for (const [inboxId, outcome] of outcomes) if (outcome.status === 'stored') events.push(encodeInboxEvent({ type: 'message', inboxId }));
+      results.push(outcomes);
+    }
+    if (events.length > 0) await run(DELIVERY_SQL.notify, [INBOX_EVENTS_CHANNEL, events]);
+    await client.query('commit');
+    return results;
+  } catch (error) {
+    try {
+      await client.query('rollback');
+    } catch (rollbackError) {
+      // The connection is broken: the pool closes it instead of handing it out again.
+      released = true;
+      releaseClient(client, rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
+    }
+    throw error;
+  } finally {
+    if (!released) releaseClient(client);
+  }
+}
+
+/**
+ * One delivery of the group: each inbox's verdict (copyVerdict) against `usage`, which it then
+ * updates with the copies it stored, and the statement that stores them.
+ */
+async function storeDelivery(
+  run: (text: string, values: readonly unknown[]) => Promise<unknown>,
+  delivery: MessageDelivery,
+  found: ReadonlyMap<string, { expiresAt: number; licensed: boolean }>,
+  usage: Map<string, InboxUsage>,
+): Promise<Outcomes> {
+  const { message, policy } = delivery;
+  const outcomes: Outcomes = new Map();
+  const now = policy.now.getTime();
+  const unlimited = new Set(policy.unlimited ?? []);
+  const size = message.raw.byteLength;
+  const targets: string[] = [];
+  for (const id of new Set(delivery.inboxIds)) {
+    const quotaUsage = unlimited.has(id) ? null : (usage.get(id) ?? { messages: 0, bytes: 0 });
+    const verdict = copyVerdict(found.get(id), now, quotaUsage, size, policy);
+    // A stored copy's outcome is set below, once it has an id; setting it now keeps the given order.
+    outcomes.set(id, verdict === 'store' ? { status: 'missing' } : { status: verdict });
+    if (verdict === 'store') targets.push(id);
+  }
+  // Nothing to deliver to: store nothing rather than an orphaned content.
+  if (targets.length === 0) return outcomes;
+
+  const { parsed } = message;
+  const contentId = newId();
+  const copyIds = targets.map(() => newId());
+  const attachments = parsed.attachments;
+  await run(DELIVERY_SQL.store, [
+    contentId,
+    message.envelopeFrom,
+    parsed.from,
+    parsed.to,
+    parsed.subject,
+    parsed.text,
+    parsed.html,
+    JSON.stringify(parsed.headers.map(({ name, value }) => ({ name, value }))),
+    parsed.messageId,
+    size,
+    attachments.length,
+    message.receivedAt.getTime(),
+    toBuffer(message.raw),
+    JSON.stringify(parsed.codes),
+    JSON.stringify(parsed.links),
+    message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
+    attachments.map(() => newId()),
+    attachments.map((attachment) => attachment.filename),
+    attachments.map((attachment) => attachment.contentType),
+    attachments.map((attachment) => attachment.content.byteLength),
+    attachments.map((attachment) => toBuffer(attachment.content)),
+    copyIds,
+    targets,
+    targets.map((inboxId) => message.recipients?.get(inboxId) ?? ''),
+  ]);
+  targets.forEach((inboxId, i) => {
+    outcomes.set(inboxId, { status: 'stored', messageId: copyIds[i] ?? '' });
+    const before = usage.get(inboxId) ?? { messages: 0, bytes: 0 };
+    usage.set(inboxId, { messages: before.messages + 1, bytes: before.bytes + size });
+  });
+  return outcomes;
+}
+
+/** Bytes as pg sends them in binary (a Buffer over the same memory, no copy). */
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
