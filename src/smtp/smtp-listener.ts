@@ -12,6 +12,7 @@ import type { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { joinWithRoomInFront } from '../domain/message-bytes.js';
 import type { AcceptedRecipient, DeliveryService } from '../services/delivery-service.js';
 import {
   ConnectionPolicy,
@@ -279,7 +280,8 @@ export function createSmtpListener(options: SmtpListenerOptions): SmtpListener {
 
 /** A message as read from DATA: at most `cap` bytes kept, the rest only counted. */
 interface ReceivedMessage {
-  raw: Buffer;
+  /** With room in front for the trace lines (domain/message-bytes.ts). */
+  raw: Uint8Array;
   bytes: number;
   truncated: boolean;
 }
@@ -304,7 +306,8 @@ function readMessage(stream: SMTPServerDataStream, cap: number): Promise<Receive
       chunks.push(chunk);
       kept += chunk.length;
     });
-    stream.once('end', () => resolve({ raw: Buffer.concat(chunks, kept), bytes, truncated }));
+    // The one copy of the message on this thread: the stored message is built around it.
+    stream.once('end', () => resolve({ raw: truncated ? new Uint8Array(0) : joinWithRoomInFront(chunks, kept), bytes, truncated }));
     // The client went away mid-message: smtp-server destroys the stream with an error.
     stream.once('error', (error: Error) => rejectRead(new ClientGoneError(error)));
   });
