@@ -9,6 +9,7 @@ import { InProcessInboxEvents } from '../../src/events/in-process-inbox-events.j
 import { describeLiveContract, type EventPair, type EventPairFactory } from './live-contract.js';
 import { describeMessageContract } from './message-contract.js';
 import { describeMessagePageContract } from './message-page-contract.js';
+import { describePollContract } from './poll-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
 
 /**
@@ -63,6 +64,7 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeInboxContract(store);
     describeMessageContract(store);
     describeMessagePageContract(store);
+    describePollContract(store);
     describeExpiryContract(store);
     describeLimitsContract(store);
     describeLiveContract(store, makeEvents);

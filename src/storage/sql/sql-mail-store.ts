@@ -28,6 +28,8 @@ import {
   type MessagePage,
   type MessagePageQuery,
   type InboxMark,
+  type InboxPoll,
+  type PollQuery,
   type MessageIdPage,
   type MessageIdQuery,
 } from '../../ports/mail-store.js';
@@ -408,11 +410,34 @@ export class SqlMailStore implements MailStore {
   markInbox(inboxId: string, sinceId = ''): Promise<InboxMark> {
     return this.run('markInbox', async () => {
       const [row] = await this.hot.markInbox.execute(this.db, inboxId, sinceId);
-      const count = toCount(row?.n);
-      // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
-      const newest = BigInt(String(row?.newest ?? 0));
-      const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
-      return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
+      return toMark(row);
+    });
+  }
+
+  pollInbox(query: PollQuery): Promise<InboxPoll> {
+    return this.run('pollInbox', async () => {
+      const { tokenHash, username, now, sinceId = '' } = query;
+      const idLimit = Math.max(0, Math.floor(query.idLimit ?? 0));
+      const rows = await this.hot.pollInbox.execute(this.db, tokenHash, toMillis(now), username, sinceId, idLimit);
+      const [row] = rows;
+      if (row === undefined) return { session: null, inbox: null, mark: null, ids: null };
+      const session = toSession(row);
+      // The inbox columns are NULL together: no inbox of that name the session may read.
+      if (row.inbox_id === null || row.username === null || row.domain === null || row.inbox_created_at === null || row.inbox_expires_at === null) {
+        return { session, inbox: null, mark: null, ids: null };
+      }
+      const inbox = toInbox({
+        id: row.inbox_id,
+        username: row.username,
+        domain: row.domain,
+        created_at: row.inbox_created_at,
+        expires_at: row.inbox_expires_at,
+        session_id: row.inbox_session_id,
+        license_id: row.inbox_license_id,
+      });
+      if (inbox.expiresAt.getTime() <= now.getTime()) return { session, inbox, mark: null, ids: null };
+      const ids = idLimit === 0 ? null : rows.flatMap((each) => (each.page_id === null ? [] : [each.page_id]));
+      return { session, inbox, mark: toMark(row), ids };
     });
   }
 
@@ -553,6 +578,15 @@ export class SqlMailStore implements MailStore {
       }
     }
   }
+}
+
+/** markInbox's figures as an InboxMark: count, newest and sum of seqs, and the seq of `sinceId` (NULL: not one of the inbox's). */
+function toMark(row: { n: DbCount; newest: DbCount | null; total: DbCount | null; since_seq: DbCount | null } | undefined): InboxMark {
+  const count = toCount(row?.n);
+  // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
+  const newest = BigInt(String(row?.newest ?? 0));
+  const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
+  return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
 }
 
 /** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */
