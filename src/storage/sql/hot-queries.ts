@@ -65,7 +65,10 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
      * (listIds), in one statement: one row per id, at least one; no row when there is no
      * live session. The figures and the ids are read for the username's inbox whoever owns
      * it, and the store drops them unless the session may read it: only the ownership test
-     * needs the session, and the joins stay plain (no LATERAL, which SQLite lacks).
+     * needs the session, and the joins stay plain (no LATERAL, which SQLite lacks). Every
+     * subquery names the inbox by username, never by a column of the outer rows: PostgreSQL
+     * then runs each once (an InitPlan) and bounds the index scan of the ids with `since`'s
+     * seq, instead of a correlated subquery per row.
      */
     pollInbox: template(5, (db, tokenHash: string, now: number, username: string, sinceId: string, idLimit: number) => {
       // The username's inbox id, whoever owns it (a subquery: one index read).
@@ -98,7 +101,7 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
               .where('p.inbox_id', '=', inboxOf)
               .where('p.seq', '>', (sub) =>
                 sub.fn.coalesce(
-                  sub.selectFrom('messages as a').select('a.seq').where('a.id', '=', sinceId).whereRef('a.inbox_id', '=', 'p.inbox_id'),
+                  sub.selectFrom('messages as a').select('a.seq').where('a.id', '=', sinceId).where('a.inbox_id', '=', inboxOf),
                   sub.lit(0),
                 ),
               )
@@ -125,7 +128,7 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           'k.total',
           'p.id as page_id',
         ])
-        .select((eb) => eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).whereRef('x.inbox_id', '=', 'i.id').as('since_seq'))
+        .select((eb) => eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).where('x.inbox_id', '=', inboxOf).as('since_seq'))
         .where('s.token_hash', '=', tokenHash)
         .where('s.expires_at', '>', now)
         .orderBy('p.seq', 'desc');
