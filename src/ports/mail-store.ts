@@ -86,7 +86,11 @@ export interface PollQuery {
   idLimit?: number;
 }
 
-/** What pollInbox read, as the separate reads would have answered at one instant. */
+/**
+ * What pollInbox read, as the separate reads answer: the mark no later than the ids, so an
+ * ETag made from it is never newer than a listing made from the ids (one snapshot when it is
+ * one statement, as on PostgreSQL).
+ */
 export interface InboxPoll {
   /** findSession(tokenHash, now). */
   session: Session | null;

@@ -65,7 +65,8 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
      * (listIds), in one statement: one row per id, at least one; no row when there is no
      * live session. The figures and the ids are read for the username's inbox whoever owns
      * it, and the store drops them unless the session may read it: only the ownership test
-     * needs the session, and the joins stay plain (no LATERAL, which SQLite lacks). Every
+     * needs the session, and the joins stay plain (no LATERAL): the text is valid SQLite too,
+     * though only PostgreSQL runs it (SqlMailStore's `pollStatement`). Every
      * subquery names the inbox by username, never by a column of the outer rows: PostgreSQL
      * then runs each once (an InitPlan) and bounds the index scan of the ids with `since`'s
      * seq, instead of a correlated subquery per row.
