@@ -83,3 +83,20 @@ export async function backendCpuSeconds(url: string): Promise<Map<number, number
     await client.end();
   }
 }
+
+/**
+ * Transactions committed or rolled back so far in the database of `url` (pg_stat_database): a
+ * statement outside a transaction is one, so per poll it counts the round trips. Backends
+ * report their counts when idle after up to 10 s (PGSTAT_IDLE_INTERVAL): read it that long
+ * after the load.
+ */
+export async function transactionCount(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()');
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}

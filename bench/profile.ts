@@ -21,7 +21,7 @@ import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL, type BenchDb } from './benc
 import { signedBenchMessage } from './bench-sender.js';
 import { summariseProfile } from './cpu-profile-summary.js';
 import { runHttpLoad } from './http-load.js';
-import { backendCpuSeconds, createScratchDatabase, openPostgresBenchDb, type ScratchDatabase } from './postgres-bench-db.js';
+import { backendCpuSeconds, createScratchDatabase, openPostgresBenchDb, transactionCount, type ScratchDatabase } from './postgres-bench-db.js';
 import { cpuSeconds } from './process-stats.js';
 import { ensureBuilt, ROOT, startService } from './service-process.js';
 import { buildMessage, sendOne } from './smtp-client.js';
@@ -52,6 +52,9 @@ let serverCpu = 0;
 /** PostgreSQL: CPU seconds of the server's backends of the scratch database, by pid, before and after the load. */
 let backendBefore: Map<number, number> | undefined;
 let backendAfter: Map<number, number> | undefined;
+/** PostgreSQL, HTTP loads: transactions of the scratch database per request (round trips of a poll). */
+let transactionsPerItem: number | undefined;
+let transactionsBefore: number | undefined;
 /** Marks the start or the end of the measured load in the probe's output. */
 const mark = () => process.kill(service.pid, 'SIGUSR2');
 try {
@@ -95,12 +98,19 @@ try {
     const headers = load === 'create' ? {} : etag === undefined ? cookie : { ...cookie, 'if-none-match': etag };
     const cpuBefore = cpuSeconds(service.pid);
     backendBefore = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
+    transactionsBefore = scratch === undefined ? undefined : await transactionCount(scratch.url);
     mark();
     const result = await runHttpLoad({ url, connections: 10, seconds, headers, expectStatus: etag === undefined ? undefined : 304 });
     mark();
     serverCpu = cpuSeconds(service.pid) - cpuBefore;
     backendAfter = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
     items = Math.round(result.rps * seconds);
+    if (scratch !== undefined) {
+      // Counted from the load's start to 11 s after its end, when every backend has reported.
+      const before = transactionsBefore ?? 0;
+      await new Promise((done) => setTimeout(done, 11_000));
+      transactionsPerItem = ((await transactionCount(scratch.url)) - before) / Math.max(items, 1);
+    }
     console.log(`${result.rps.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, failures ${result.failures}`);
   }
 } finally {
@@ -125,6 +135,7 @@ if (during !== undefined) {
     let spent = 0;
     for (const [pid, after] of backendAfter) spent += after - (backendBefore?.get(pid) ?? 0);
     console.log(`PostgreSQL backends' CPU per item ${((spent * 1e6) / Math.max(items, 1)).toFixed(0)} µs (${backendAfter.size} backends of the scratch database)`);
+    if (transactionsPerItem !== undefined) console.log(`PostgreSQL transactions (round trips) per request ${transactionsPerItem.toFixed(2)}`);
   }
 }
 // The main thread's profile (thread id 0 in the file name: CPU.<date>.<time>.<pid>.<tid>.<n>.cpuprofile); workers write their own.

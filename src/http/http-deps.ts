@@ -32,7 +32,14 @@ export interface HttpDeps {
 /** The caller's live session, with the cookie renewed; 401 session_required without one. */
 export async function requireSession(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply): Promise<Session> {
   const token = readSessionToken(request);
-  const session = await deps.sessions.resolve(token);
+  return admitSession(deps, reply, token, await deps.sessions.resolve(token));
+}
+
+/**
+ * requireSession for a session already found by the hash of cookie `token` (and renewed):
+ * 401 session_required without one, else the cookie is set again.
+ */
+export function admitSession(deps: HttpDeps, reply: FastifyReply, token: string | undefined, session: Session | null): Session {
   if (session === null || token === undefined) throw new AppError('session_required');
   setSessionCookie(reply, token, deps.secureCookies);
   return session;

@@ -72,6 +72,40 @@ export interface MessageIdPage {
   beforeFound: boolean;
 }
 
+/** What pollInbox reads: a poll's session, inbox and mark (docs/architecture.md "One statement per poll"). */
+export interface PollQuery {
+  /** The hash of the caller's session cookie (findSession). */
+  tokenHash: string;
+  /** The inbox's username; '' reads the session alone. */
+  username: string;
+  /** The session and the inbox must be unexpired at this instant for the session and the mark to be read. */
+  now: Date;
+  /** markInbox's `sinceId`, and the lower bound of the ids. */
+  sinceId?: string;
+  /** Also read the ids listMessageIds(inbox, { sinceId, limit: idLimit }) answers; 0 or absent: none. */
+  idLimit?: number;
+}
+
+/**
+ * What pollInbox read, as the separate reads answer: the mark no later than the ids, so an
+ * ETag made from it is never newer than a listing made from the ids (one snapshot when it is
+ * one statement, as on PostgreSQL).
+ */
+export interface InboxPoll {
+  /** findSession(tokenHash, now). */
+  session: Session | null;
+  /**
+   * The inbox with this username when `session` may read it (its creator, or a session of the
+   * license that owns it), active or expired; null when there is none, it is another owner's,
+   * or there is no session.
+   */
+  inbox: Inbox | null;
+  /** markInbox(inbox.id, sinceId) when `inbox` is active at `now`, else null. */
+  mark: InboxMark | null;
+  /** listMessageIds(inbox.id, { sinceId, limit: idLimit }).ids when `mark` was read and `idLimit` > 0, else null. */
+  ids: string[] | null;
+}
+
 /** Result of inserting an inbox: a name clash with another stored, unexpired inbox is `taken`. */
 export type InsertInboxResult = 'created' | 'taken';
 
@@ -238,6 +272,12 @@ export interface MailStore {
   listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage>;
   /** The inbox's message count and version, and whether `sinceId` is its newest message (InboxMark). */
   markInbox(inboxId: string, sinceId?: string): Promise<InboxMark>;
+  /**
+   * A poll's reads in one operation (one statement on SQL): findSession, the inbox by username
+   * when the session may read it, and for an active one markInbox and the first ids. Nothing
+   * about an inbox the session may not read leaves the store.
+   */
+  pollInbox(query: PollQuery): Promise<InboxPoll>;
   /**
    * The ids of the page listMessagePage would read (newest first, same `sinceId`, `beforeId`,
    * `limit` and `filter`), without reading a body.

@@ -101,14 +101,24 @@ export interface CheckListing {
  * turn of the event loop between reads. Same bounds: `limit`, CHECK_FIELD_BYTES per body,
  * CHECK_BUDGET_BYTES per answer (the first message always goes in).
  */
-export async function readCheckListing(store: MailStore, inboxId: string, request: CheckRequest, source: FragmentSource): Promise<CheckListing> {
+export async function readCheckListing(
+  store: MailStore,
+  inboxId: string,
+  request: CheckRequest,
+  source: FragmentSource,
+  /** The page's ids when already read with the inbox (MailStore.pollInbox: `request.limit` + 1 after `sinceId`, no before, no filter). */
+  readIds?: readonly string[],
+): Promise<CheckListing> {
   // One more than wanted: it tells whether older messages exist beyond the limit.
-  const { ids, beforeFound } = await store.listMessageIds(inboxId, {
-    sinceId: request.sinceId,
-    beforeId: request.beforeId,
-    limit: request.limit + 1,
-    filter: request.filter,
-  });
+  const { ids, beforeFound } =
+    readIds !== undefined && request.beforeId === undefined && !hasFilter(request.filter)
+      ? { ids: readIds, beforeFound: true }
+      : await store.listMessageIds(inboxId, {
+          sinceId: request.sinceId,
+          beforeId: request.beforeId,
+          limit: request.limit + 1,
+          filter: request.filter,
+        });
   if (!beforeFound) throw new AppError('invalid_request', 'before is not a message of this inbox.');
   const fragments: ListedFragment[] = [];
   const read = new Map<string, ListedFragment>();
@@ -136,4 +146,9 @@ export async function readCheckListing(store: MailStore, inboxId: string, reques
   // All ids went in; when one more than the limit was found, a deletion made room for it and
   // what lies beyond it is unknown.
   return { fragments, hasMore: ids.length > request.limit };
+}
+
+/** Whether a listing filter is set (an empty string filters nothing: MailStore's MessageFilter). */
+export function hasFilter(filter: MessageFilter | undefined): boolean {
+  return filter !== undefined && [filter.to, filter.from, filter.subject].some((value) => value !== undefined && value !== '');
 }

@@ -8,8 +8,8 @@ import { isId, newId } from '../domain/ids.js';
 import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
-import type { MailStore } from '../ports/mail-store.js';
-import { readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
+import type { InboxPoll, MailStore } from '../ports/mail-store.js';
+import { hasFilter, readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
 import { ownerOf, owns } from './ownership.js';
 
@@ -26,6 +26,15 @@ export interface CreateResult {
 export interface TaggedListing {
   etag: string;
   listing: CheckListing | null;
+}
+
+/**
+ * A poll's reads (InboxService.readPoll): the caller's session, and what the store read of
+ * the inbox for it, at `now`. answerPoll answers from it once the caller is admitted.
+ */
+export interface PolledInbox extends InboxPoll {
+  /** The instant the session and the inbox were judged at. */
+  now: Date;
 }
 
 /** The session as GET /api/session reports it. */
@@ -47,11 +56,18 @@ export interface InboxServiceDeps {
 
 /** Refuses a check whose ids are not shaped like ids or whose limit is out of range (invalid_request). */
 export function assertCheckRequest(request: CheckRequest): void {
-  if (request.sinceId !== undefined && !isId(request.sinceId)) throw new AppError('invalid_request', 'since must be a message id.');
-  if (request.beforeId !== undefined && !isId(request.beforeId)) throw new AppError('invalid_request', 'before must be a message id.');
+  const problem = checkRequestProblem(request);
+  if (problem !== null) throw new AppError('invalid_request', problem);
+}
+
+/** What assertCheckRequest refuses a check for, or null when it is well formed. */
+function checkRequestProblem(request: CheckRequest): string | null {
+  if (request.sinceId !== undefined && !isId(request.sinceId)) return 'since must be a message id.';
+  if (request.beforeId !== undefined && !isId(request.beforeId)) return 'before must be a message id.';
   if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > CHECK_MAX_LIMIT) {
-    throw new AppError('invalid_request', `limit must be an integer from 1 to ${CHECK_MAX_LIMIT}.`);
+    return `limit must be an integer from 1 to ${CHECK_MAX_LIMIT}.`;
   }
+  return null;
 }
 
 /** Creating, reusing, reading and discarding inboxes on behalf of a session. */
@@ -131,28 +147,56 @@ export class InboxService {
   }
 
   /**
-   * GET /api/check/<username> with its validator: the answer as fragments (readCheckListing)
-   * and its ETag (checkEtag), or no answer when `isCurrent(etag)` says the client already has
-   * it. The ETag and the `since` shortcut cost one index read (markInbox); a `since` poll that
+   * GET /api/check/<username> without `wait`, first step: the session of the cookie's hash
+   * and, for it, the inbox's mark (and, when `readIds`, the first page of ids) in one store
+   * operation (MailStore.pollInbox; docs/architecture.md "One statement per poll"). No error
+   * is thrown here: the caller answers session_required for a null session, renews it and
+   * counts the poll budget, then answerPoll judges the request and the inbox, so errors come
+   * in the order of docs/api.md whatever the store read at once. `readIds`: the client has no
+   * ETag to offer, so a 304 is unlikely and the ids will be wanted.
+   */
+  async readPoll(tokenHash: string | null, usernameOrAddress: string, request: CheckRequest, readIds: boolean): Promise<PolledInbox> {
+    const now = this.deps.clock.now();
+    if (tokenHash === null) return { session: null, inbox: null, mark: null, ids: null, now };
+    const { username } = splitInboxParam(usernameOrAddress);
+    // A request answerPoll will refuse reads the session alone.
+    const wellFormed = checkRequestProblem(request) === null && isValidUsername(username);
+    const firstPage = request.beforeId === undefined && !hasFilter(request.filter);
+    const poll = await this.deps.store.pollInbox({
+      tokenHash,
+      username: wellFormed ? username : '',
+      now,
+      sinceId: wellFormed ? request.sinceId : undefined,
+      // One more than wanted: it tells whether older messages exist beyond the limit (readCheckListing).
+      idLimit: wellFormed && readIds && firstPage ? request.limit + 1 : 0,
+    });
+    return { ...poll, now };
+  }
+
+  /**
+   * GET /api/check/<username> without `wait`, second step, for an admitted session: the
+   * answer as fragments (readCheckListing) and its ETag (checkEtag), or no answer when
+   * `isCurrent(etag)` says the client already has it. Same errors as findOwnActive. The ETag
+   * and the `since` shortcut come from the mark read with the session; a `since` poll that
    * finds nothing new, and a 304, read no message.
    */
-  async checkListing(
-    session: Session,
+  async answerPoll(
+    polled: PolledInbox,
     usernameOrAddress: string,
     request: CheckRequest,
     source: FragmentSource,
     isCurrent: (etag: string) => boolean,
   ): Promise<TaggedListing> {
     assertCheckRequest(request);
-    const { store } = this.deps;
-    const inbox = await this.findOwnActive(session, usernameOrAddress);
-    // Read before the messages: a change in between makes the tag older than the answer (the
-    // next poll gets a 200 it did not need), never newer (a 304 for an answer not seen).
-    const mark = await store.markInbox(inbox.id, request.sinceId);
+    const inbox = ownInbox(polled.inbox, usernameOrAddress);
+    if (!isInboxActive(inbox.expiresAt, polled.now) || polled.mark === null) throw new AppError('inbox_expired');
+    // The mark is read before the messages: a change in between makes the tag older than the
+    // answer (the next poll gets a 200 it did not need), never newer (a 304 for an answer not seen).
+    const { mark } = polled;
     const etag = checkEtag({ ...request, inboxId: inbox.id, version: mark.version });
     if (isCurrent(etag)) return { etag, listing: null };
     if (request.beforeId === undefined && (mark.count === 0 || mark.nothingSince)) return { etag, listing: { fragments: [], hasMore: false } };
-    return { etag, listing: await readCheckListing(store, inbox.id, request, source) };
+    return { etag, listing: await readCheckListing(this.deps.store, inbox.id, request, source, polled.ids ?? undefined) };
   }
 
   /** DELETE /api/inbox/<username>: discards the inbox and its messages (expired ones too). */
@@ -184,14 +228,10 @@ export class InboxService {
 
   /** The session's inbox (active or expired-not-yet-swept); a foreign one is reported missing. */
   private async findOwn(session: Session, usernameOrAddress: string): Promise<Inbox> {
-    const { username, domain } = splitInboxParam(usernameOrAddress);
+    const { username } = splitInboxParam(usernameOrAddress);
     if (!isValidUsername(username)) throw new AppError('username_invalid');
     const inbox = await this.deps.store.findInboxByUsername(username);
-    // One answer for missing and foreign inboxes: nobody can probe which names exist.
-    if (inbox === null || !owns(session, inbox) || (domain !== null && domain !== inbox.domain)) {
-      throw new AppError('inbox_not_found');
-    }
-    return inbox;
+    return ownInbox(inbox !== null && owns(session, inbox) ? inbox : null, usernameOrAddress);
   }
 
   private pickDomain(requested: string | undefined): string {
@@ -262,4 +302,17 @@ export class InboxService {
     }
     throw new AppError('internal_error', 'Could not find a free generated username.');
   }
+}
+
+/**
+ * `inbox`, read for the session by `usernameOrAddress` (null: none the session may read), as
+ * findOwn answers: username_invalid for a malformed name, inbox_not_found for a missing or
+ * foreign inbox or another domain's address.
+ */
+function ownInbox(inbox: Inbox | null, usernameOrAddress: string): Inbox {
+  const { username, domain } = splitInboxParam(usernameOrAddress);
+  if (!isValidUsername(username)) throw new AppError('username_invalid');
+  // One answer for missing and foreign inboxes: nobody can probe which names exist.
+  if (inbox === null || (domain !== null && domain !== inbox.domain)) throw new AppError('inbox_not_found');
+  return inbox;
 }

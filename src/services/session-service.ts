@@ -27,11 +27,24 @@ export class SessionService {
 
   /** The live session for a cookie value, renewed; null for none, junk, unknown or expired. */
   async resolve(token: string | undefined | null): Promise<Session | null> {
-    if (typeof token !== 'string' || !SESSION_TOKEN_PATTERN.test(token)) return null;
-    const now = this.clock.now();
-    const session = await this.store.findSession(hashSecret(token), now);
-    if (session === null) return null;
-    const fresh = now.getTime() + SESSION_LIFETIME_SECONDS * 1000;
+    const tokenHash = this.tokenHashOf(token);
+    if (tokenHash === null) return null;
+    const session = await this.store.findSession(tokenHash, this.clock.now());
+    return session === null ? null : this.renew(session);
+  }
+
+  /** The hash a session is found by (MailStore.findSession, pollInbox); null for junk that no session has. */
+  tokenHashOf(token: string | undefined | null): string | null {
+    return typeof token !== 'string' || !SESSION_TOKEN_PATTERN.test(token) ? null : hashSecret(token);
+  }
+
+  /**
+   * A session just found by its token hash, renewed: its lifetime is extended, and written at
+   * most once per SESSION_RENEW_GRANULARITY_SECONDS (resolve, and polls that read the session
+   * with their inbox: InboxService.readPoll).
+   */
+  async renew(session: Session): Promise<Session> {
+    const fresh = this.clock.now().getTime() + SESSION_LIFETIME_SECONDS * 1000;
     if (fresh - session.expiresAt.getTime() >= SESSION_RENEW_GRANULARITY_SECONDS * 1000) {
       session.expiresAt = new Date(fresh);
       await this.store.renewSession(session.id, session.expiresAt);

@@ -9,6 +9,7 @@ import { InProcessInboxEvents } from '../../src/events/in-process-inbox-events.j
 import { describeLiveContract, type EventPair, type EventPairFactory } from './live-contract.js';
 import { describeMessageContract } from './message-contract.js';
 import { describeMessagePageContract } from './message-page-contract.js';
+import { describePollContract } from './poll-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
 import { describeUsageContract } from './usage-contract.js';
 
@@ -64,6 +65,7 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describeInboxContract(store);
     describeMessageContract(store);
     describeMessagePageContract(store);
+    describePollContract(store);
     describeExpiryContract(store);
     describeLimitsContract(store);
     describeUsageContract(store);

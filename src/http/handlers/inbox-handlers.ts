@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
-import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
+import { admitSession, consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
 import { ifNoneMatchHits } from '../../domain/check-etag.js';
 import { ListingJsonCache } from '../listing-json-cache.js';
 import { checkJsonWriter, presentInbox, presentInboxSummary, renderCheckListing } from '../presenters.js';
@@ -43,25 +43,31 @@ export function checkInboxHandler(deps: HttpDeps) {
   // One per server: the listing JSON of messages polled before (docs/architecture.md "Serialise once").
   const fragments = new ListingJsonCache();
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
-    const session = await requireSession(deps, request, reply);
-    await consumePollBudget(deps, request, reply, session.id);
     const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
     const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };
-    if (wait > 0) {
-      // A held request has no ETag: it answers when something is new, not when nothing changed.
-      const writer = checkJsonWriter();
-      // It counts once against the poll budget (above), however long it waits.
-      const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply));
-      return reply.type(JSON_TYPE).send(writer.render(page));
-    }
     const ifNoneMatch = request.headers['if-none-match'];
-    const { etag, listing } = await deps.inboxes.checkListing(session, request.params.username, checkRequest, fragments, (tag) =>
-      ifNoneMatchHits(ifNoneMatch, tag),
-    );
-    reply.header('ETag', etag);
-    if (listing === null) return reply.code(304).send();
-    // Already JSON (CheckResponse): fastify sends a string as it is.
-    return reply.type(JSON_TYPE).send(renderCheckListing(listing));
+    if (wait <= 0) {
+      // The common poll: session, inbox and mark in one store operation (InboxService.readPoll),
+      // then the steps of requireSession and consumePollBudget below, in the same order.
+      const token = readSessionToken(request);
+      const polled = await deps.inboxes.readPoll(deps.sessions.tokenHashOf(token), request.params.username, checkRequest, ifNoneMatch === undefined);
+      const session = admitSession(deps, reply, token, polled.session === null ? null : await deps.sessions.renew(polled.session));
+      await consumePollBudget(deps, request, reply, session.id);
+      const { etag, listing } = await deps.inboxes.answerPoll(polled, request.params.username, checkRequest, fragments, (tag) =>
+        ifNoneMatchHits(ifNoneMatch, tag),
+      );
+      reply.header('ETag', etag);
+      if (listing === null) return reply.code(304).send();
+      // Already JSON (CheckResponse): fastify sends a string as it is.
+      return reply.type(JSON_TYPE).send(renderCheckListing(listing));
+    }
+    const session = await requireSession(deps, request, reply);
+    await consumePollBudget(deps, request, reply, session.id);
+    // A held request has no ETag: it answers when something is new, not when nothing changed.
+    const writer = checkJsonWriter();
+    // It counts once against the poll budget (above), however long it waits.
+    const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply));
+    return reply.type(JSON_TYPE).send(writer.render(page));
   };
 }
 

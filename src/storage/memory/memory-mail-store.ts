@@ -32,6 +32,8 @@ import {
   type MessageFilter,
   type MessagePageQuery,
   type InboxMark,
+  type InboxPoll,
+  type PollQuery,
   type MessageIdPage,
   type MessageIdQuery,
 } from '../../ports/mail-store.js';
@@ -390,6 +392,24 @@ export class MemoryMailStore implements MailStore {
       const nothingSince = since !== undefined && since.inboxId === inboxId && since.seq >= newest;
       return { count: list.length, version: `${list.length}.${newest}.${sum}`, nothingSince };
     });
+  }
+
+  /**
+   * The separate reads, all started in one synchronous stretch (each op runs its work at
+   * once), so that nothing lands between them: one instant, as one SQL statement sees.
+   */
+  async pollInbox(query: PollQuery): Promise<InboxPoll> {
+    if (this.closed) throw new StoreUnavailableError('the store is closed');
+    const { tokenHash, username, now, sinceId, idLimit = 0 } = query;
+    const session = this.sessions.get(this.sessionByToken.get(tokenHash) ?? '');
+    if (session === undefined || session.expiresAt.getTime() <= now.getTime()) return { session: null, inbox: null, mark: null, ids: null };
+    const found = username === '' ? undefined : this.findByUsername(username);
+    const inbox = found !== undefined && (found.sessionId === session.id || (found.licenseId !== null && found.licenseId === session.licenseId)) ? found : undefined;
+    if (inbox === undefined) return { session: copySession(session), inbox: null, mark: null, ids: null };
+    if (inbox.expiresAt.getTime() <= now.getTime()) return { session: copySession(session), inbox: copyInbox(inbox), mark: null, ids: null };
+    const mark = this.markInbox(inbox.id, sinceId);
+    const ids = idLimit > 0 ? this.listMessageIds(inbox.id, { sinceId, limit: idLimit }) : undefined;
+    return { session: copySession(session), inbox: copyInbox(inbox), mark: await mark, ids: ids === undefined ? null : (await ids).ids };
   }
 
   async listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {

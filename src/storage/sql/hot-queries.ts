@@ -58,6 +58,82 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
         ])
         .where('m.inbox_id', '=', inboxId),
     ),
+    /**
+     * pollInbox (docs/architecture.md "One statement per poll"): the session by token hash, the
+     * inbox of that username it may read (its creator, or the license both hold: the rule of
+     * services/ownership.ts), markInbox's figures and the first `idLimit` ids after `sinceId`
+     * (listIds), in one statement: one row per id, at least one; no row when there is no
+     * live session. The figures and the ids are read for the username's inbox whoever owns
+     * it, and the store drops them unless the session may read it: only the ownership test
+     * needs the session, and the joins stay plain (no LATERAL): the text is valid SQLite too,
+     * though only PostgreSQL runs it (SqlMailStore's `pollStatement`). Every
+     * subquery names the inbox by username, never by a column of the outer rows: PostgreSQL
+     * then runs each once (an InitPlan) and bounds the index scan of the ids with `since`'s
+     * seq, instead of a correlated subquery per row.
+     */
+    pollInbox: template(5, (db, tokenHash: string, now: number, username: string, sinceId: string, idLimit: number) => {
+      // The username's inbox id, whoever owns it (a subquery: one index read).
+      const inboxOf = () => db.selectFrom('inboxes as n').select('n.id').where('n.username', '=', username);
+      return db
+        .selectFrom('sessions as s')
+        .leftJoin('inboxes as i', (join) =>
+          join
+            .on('i.username', '=', username)
+            .on((eb) => eb.or([eb('i.session_id', '=', eb.ref('s.id')), eb('i.license_id', '=', eb.ref('s.license_id'))])),
+        )
+        .innerJoin(
+          (eb) =>
+            eb
+              .selectFrom('messages as k')
+              .select((sub) => [
+                sub.fn.countAll<DbCount>().as('n'),
+                sub.fn.max<DbCount | null>('k.seq').as('newest'),
+                sub.fn.sum<DbCount | null>('k.seq').as('total'),
+              ])
+              .where('k.inbox_id', '=', inboxOf)
+              .as('k'),
+          (join) => join.onTrue(),
+        )
+        .leftJoin(
+          (eb) =>
+            eb
+              .selectFrom('messages as p')
+              .select(['p.id', 'p.seq'])
+              .where('p.inbox_id', '=', inboxOf)
+              .where('p.seq', '>', (sub) =>
+                sub.fn.coalesce(
+                  sub.selectFrom('messages as a').select('a.seq').where('a.id', '=', sinceId).where('a.inbox_id', '=', inboxOf),
+                  sub.lit(0),
+                ),
+              )
+              .orderBy('p.seq', 'desc')
+              .limit(idLimit)
+              .as('p'),
+          (join) => join.onTrue(),
+        )
+        .select([
+          's.id',
+          's.token_hash',
+          's.created_at',
+          's.expires_at',
+          's.license_id',
+          'i.id as inbox_id',
+          'i.username',
+          'i.domain',
+          'i.created_at as inbox_created_at',
+          'i.expires_at as inbox_expires_at',
+          'i.session_id as inbox_session_id',
+          'i.license_id as inbox_license_id',
+          'k.n',
+          'k.newest',
+          'k.total',
+          'p.id as page_id',
+        ])
+        .select((eb) => eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).where('x.inbox_id', '=', inboxOf).as('since_seq'))
+        .where('s.token_hash', '=', tokenHash)
+        .where('s.expires_at', '>', now)
+        .orderBy('p.seq', 'desc');
+    }),
     /** The ids of listPage, newest first: the index and the messages rows, no content. */
     listIds: template(3, (db, inboxId: string, sinceId: string, limit: number) =>
       db

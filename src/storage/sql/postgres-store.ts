@@ -69,5 +69,7 @@ export function createPostgresStore(pool: pg.Pool): SqlMailStore {
     groupCreates: false,
     writeMessageGroup: (group) => writePostgresDeliveryGroup(pool, statements, group),
     prepare: (sql) => statements.add(sql),
+    // One round trip per poll instead of three (docs/architecture.md "One statement per poll").
+    pollStatement: true,
   });
 }

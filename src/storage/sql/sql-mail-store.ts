@@ -28,6 +28,8 @@ import {
   type MessagePage,
   type MessagePageQuery,
   type InboxMark,
+  type InboxPoll,
+  type PollQuery,
   type MessageIdPage,
   type MessageIdQuery,
 } from '../../ports/mail-store.js';
@@ -89,6 +91,8 @@ export class SqlMailStore implements MailStore {
   private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>> | undefined;
   /** New sessions with their inboxes, gathered the same way (GET /api/create under load). */
   private readonly sessionQueue: GroupCommitQueue<NewSession, true> | undefined;
+  /** pollInbox in one statement (PostgreSQL), else as the separate hot statements (SQLite). */
+  private readonly pollStatement: boolean;
 
   /**
    * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
@@ -100,6 +104,8 @@ export class SqlMailStore implements MailStore {
    * hop to its writer thread, sqlite-delivery.ts; PostgreSQL: postgres-delivery.ts); it must
    * do what insertMessageGroup does. `prepare` hears the SQL text of each hot template once
    * (PostgreSQL runs them as named prepared statements: postgres-prepared.ts).
+   * `pollStatement`: pollInbox in one statement, worth it where each statement is a round trip
+   * (PostgreSQL); default the separate statements.
    */
   constructor(
     private readonly db: Kysely<Database>,
@@ -109,9 +115,11 @@ export class SqlMailStore implements MailStore {
       groupCreates?: boolean;
       writeMessageGroup?: (group: readonly MessageDelivery[]) => Promise<Map<string, InsertOutcome>[]>;
       prepare?: (sql: string) => void;
+      pollStatement?: boolean;
     } = {},
   ) {
     this.hot = createHotQueries(options.prepare);
+    this.pollStatement = options.pollStatement === true;
     const writeGroup = options.writeMessageGroup ?? ((group: readonly MessageDelivery[]) => insertMessageGroup(db, dialect, group));
     this.messageQueue = options.groupCommit === true ? new GroupCommitQueue(writeGroup) : undefined;
     // A group with a taken name fails as a whole and is retried one by one (GroupCommitQueue):
@@ -411,12 +419,57 @@ export class SqlMailStore implements MailStore {
   markInbox(inboxId: string, sinceId = ''): Promise<InboxMark> {
     return this.run('markInbox', async () => {
       const [row] = await this.hot.markInbox.execute(this.db, inboxId, sinceId);
-      const count = toCount(row?.n);
-      // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
-      const newest = BigInt(String(row?.newest ?? 0));
-      const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
-      return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
+      return toMark(row);
     });
+  }
+
+  pollInbox(query: PollQuery): Promise<InboxPoll> {
+    return this.run('pollInbox', async () => {
+      const { tokenHash, username, now, sinceId = '' } = query;
+      const idLimit = Math.max(0, Math.floor(query.idLimit ?? 0));
+      if (!this.pollStatement) return this.pollSeparately(tokenHash, username, now, sinceId, idLimit);
+      const rows = await this.hot.pollInbox.execute(this.db, tokenHash, toMillis(now), username, sinceId, idLimit);
+      const [row] = rows;
+      if (row === undefined) return { session: null, inbox: null, mark: null, ids: null };
+      const session = toSession(row);
+      // The inbox columns are NULL together: no inbox of that name the session may read.
+      if (row.inbox_id === null || row.username === null || row.domain === null || row.inbox_created_at === null || row.inbox_expires_at === null) {
+        return { session, inbox: null, mark: null, ids: null };
+      }
+      const inbox = toInbox({
+        id: row.inbox_id,
+        username: row.username,
+        domain: row.domain,
+        created_at: row.inbox_created_at,
+        expires_at: row.inbox_expires_at,
+        session_id: row.inbox_session_id,
+        license_id: row.inbox_license_id,
+      });
+      if (inbox.expiresAt.getTime() <= now.getTime()) return { session, inbox, mark: null, ids: null };
+      const ids = idLimit === 0 ? null : rows.flatMap((each) => (each.page_id === null ? [] : [each.page_id]));
+      return { session, inbox, mark: toMark(row), ids };
+    });
+  }
+
+  /**
+   * pollInbox as the separate hot statements, the mark before the ids (SQLite: each is a
+   * cached statement of some microseconds on this thread, cheaper than the one statement,
+   * whose derived tables SQLite materialises: docs/benchmarks.md "PostgreSQL (issue 11)").
+   */
+  private async pollSeparately(tokenHash: string, username: string, now: Date, sinceId: string, idLimit: number): Promise<InboxPoll> {
+    const [sessionRow] = await this.hot.findSession.execute(this.db, tokenHash, toMillis(now));
+    if (sessionRow === undefined) return { session: null, inbox: null, mark: null, ids: null };
+    const session = toSession(sessionRow);
+    const [inboxRow] = username === '' ? [] : await this.hot.findInboxByUsername.execute(this.db, username);
+    const found = inboxRow === undefined ? null : toInbox(inboxRow);
+    // The rule of pollInbox's statement (hot-queries.ts): its creator, or the license both hold.
+    const inbox = found !== null && (found.sessionId === session.id || (found.licenseId !== null && found.licenseId === session.licenseId)) ? found : null;
+    if (inbox === null || inbox.expiresAt.getTime() <= now.getTime()) return { session, inbox, mark: null, ids: null };
+    const mark = toMark((await this.hot.markInbox.execute(this.db, inbox.id, sinceId))[0]);
+    // Nothing to list: the ids are known without reading them.
+    if (mark.count === 0 || mark.nothingSince) return { session, inbox, mark, ids: idLimit === 0 ? null : [] };
+    const ids = idLimit === 0 ? null : (await this.hot.listIds.execute(this.db, inbox.id, sinceId, idLimit)).map((row) => row.id);
+    return { session, inbox, mark, ids };
   }
 
   listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
@@ -561,6 +614,15 @@ export class SqlMailStore implements MailStore {
       }
     }
   }
+}
+
+/** markInbox's figures as an InboxMark: count, newest and sum of seqs, and the seq of `sinceId` (NULL: not one of the inbox's). */
+function toMark(row: { n: DbCount; newest: DbCount | null; total: DbCount | null; since_seq: DbCount | null } | undefined): InboxMark {
+  const count = toCount(row?.n);
+  // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
+  const newest = BigInt(String(row?.newest ?? 0));
+  const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
+  return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
 }
 
 /** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */
