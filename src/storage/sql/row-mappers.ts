@@ -55,8 +55,8 @@ export function toLicense(row: Selectable<LicensesTable>): License {
   };
 }
 
-/** An inboxes row as the domain record. */
-export function toInbox(row: Selectable<InboxesTable>): Inbox {
+/** An inboxes row as the domain record; its usage counters are read apart (toUsage), where they decide. */
+export function toInbox(row: Pick<Selectable<InboxesTable>, 'id' | 'username' | 'domain' | 'created_at' | 'expires_at' | 'session_id' | 'license_id'>): Inbox {
   return {
     id: row.id,
     username: row.username,
