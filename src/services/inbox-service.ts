@@ -11,7 +11,7 @@ import { generateUsername, isReservedUsername, isValidUsername, normalizeUsernam
 import type { InboxPoll, MailStore } from '../ports/mail-store.js';
 import { hasFilter, readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
-import { ownerOf, owns } from './ownership.js';
+import { ownerOf, owns } from '../domain/ownership.js';
 
 /** Tries at a fresh generated name before giving up (2^51 names make one retry already rare). */
 const GENERATED_NAME_ATTEMPTS = 5;

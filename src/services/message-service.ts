@@ -5,7 +5,7 @@ import { isInboxActive } from '../domain/plan.js';
 import type { AttachmentContent, Inbox, MessageDetail, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
-import { owns } from './ownership.js';
+import { owns } from '../domain/ownership.js';
 
 /** The not_found sentence for a message that is missing or not the session's. */
 const NO_SUCH_MESSAGE = 'No such message.';

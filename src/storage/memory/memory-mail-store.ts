@@ -16,6 +16,7 @@ import type {
 } from '../../domain/types.js';
 import { cutText } from '../../domain/text-cut.js';
 import { copyVerdict } from '../../domain/plan.js';
+import { owns } from '../../domain/ownership.js';
 import {
   StoreFailureError,
   StoreUnavailableError,
@@ -404,7 +405,7 @@ export class MemoryMailStore implements MailStore {
     const session = this.sessions.get(this.sessionByToken.get(tokenHash) ?? '');
     if (session === undefined || session.expiresAt.getTime() <= now.getTime()) return { session: null, inbox: null, mark: null, ids: null };
     const found = username === '' ? undefined : this.findByUsername(username);
-    const inbox = found !== undefined && (found.sessionId === session.id || (found.licenseId !== null && found.licenseId === session.licenseId)) ? found : undefined;
+    const inbox = found !== undefined && owns(session, found) ? found : undefined;
     if (inbox === undefined) return { session: copySession(session), inbox: null, mark: null, ids: null };
     if (inbox.expiresAt.getTime() <= now.getTime()) return { session: copySession(session), inbox: copyInbox(inbox), mark: null, ids: null };
     const mark = this.markInbox(inbox.id, sinceId);

@@ -61,7 +61,7 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
     /**
      * pollInbox (docs/architecture.md "One statement per poll"): the session by token hash, the
      * inbox of that username it may read (its creator, or the license both hold: the rule of
-     * services/ownership.ts), markInbox's figures and the first `idLimit` ids after `sinceId`
+     * domain/ownership.ts), markInbox's figures and the first `idLimit` ids after `sinceId`
      * (listIds), in one statement: one row per id, at least one; no row when there is no
      * live session. The figures and the ids are read for the username's inbox whoever owns
      * it, and the store drops them unless the session may read it: only the ownership test

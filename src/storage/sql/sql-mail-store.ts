@@ -12,6 +12,7 @@ import type {
   Session,
   SweepCounts,
 } from '../../domain/types.js';
+import { owns } from '../../domain/ownership.js';
 import {
   StoreFailureError,
   StoreFullError,
@@ -462,8 +463,8 @@ export class SqlMailStore implements MailStore {
     const session = toSession(sessionRow);
     const [inboxRow] = username === '' ? [] : await this.hot.findInboxByUsername.execute(this.db, username);
     const found = inboxRow === undefined ? null : toInbox(inboxRow);
-    // The rule of pollInbox's statement (hot-queries.ts): its creator, or the license both hold.
-    const inbox = found !== null && (found.sessionId === session.id || (found.licenseId !== null && found.licenseId === session.licenseId)) ? found : null;
+    // The same rule as pollInbox's statement (hot-queries.ts).
+    const inbox = found !== null && owns(session, found) ? found : null;
     if (inbox === null || inbox.expiresAt.getTime() <= now.getTime()) return { session, inbox, mark: null, ids: null };
     const mark = toMark((await this.hot.markInbox.execute(this.db, inbox.id, sinceId))[0]);
     // Nothing to list: the ids are known without reading them.

@@ -1,4 +1,4 @@
-import type { Inbox, Owner, Session } from '../domain/types.js';
+import type { Inbox, Owner, Session } from './types.js';
 
 /** The owner a session acts as: itself, and the license it redeemed (if any). */
 export function ownerOf(session: Session): Owner {
