@@ -5,7 +5,7 @@ import { exitIfUnsupportedNode } from './runtime-check.js';
 exitIfUnsupportedNode();
 const { runCli } = await import('./cli.js');
 
-// `npm start` runs `node --max-semi-space-size=8 dist/main.js serve` (src/runtime-flags.ts);
+// `npm start` runs `node --max-semi-space-size=16 dist/main.js serve` (src/runtime-flags.ts);
 // bin/tempinbox calls runCli the same way.
 runCli(process.argv).catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
