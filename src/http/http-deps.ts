@@ -27,6 +27,11 @@ export interface HttpDeps {
   checkReady: () => Promise<void>;
   /** Prometheus text exposition. */
   renderMetrics: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Counts a response the route finished itself, outside Fastify's onResponse hook (an event
+   * stream that left node:http); set by createHttpServer from its `onResponse`.
+   */
+  reportResponse?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 /** The caller's live session, with the cookie renewed; 401 session_required without one. */

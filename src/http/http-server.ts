@@ -30,7 +30,7 @@ export interface HttpServerOptions {
 
 /** Builds the Fastify instance with every route, hook and error mapping; does not listen. */
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
-  const { deps } = options;
+  const deps: HttpDeps = { ...options.deps, reportResponse: options.onResponse };
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; naming the base type keeps FastifyInstance's default generics.
     loggerInstance: options.logger as FastifyBaseLogger,

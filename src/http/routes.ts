@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { guardStateChangingRoutes } from './cross-site-guard.js';
 import { attachmentHandler, deleteMessageHandler, messageHandler, rawMessageHandler } from './handlers/message-handlers.js';
 import { checkInboxHandler, createInboxHandler, deleteInboxHandler, domainsHandler, sessionHandler } from './handlers/inbox-handlers.js';
-import { inboxEventsHandler } from './handlers/live-handlers.js';
+import { EVENTS_ROUTE, inboxEventsHandler } from './handlers/live-handlers.js';
 import { healthHandler, metricsHandler, readyHandler } from './handlers/ops-handlers.js';
 import { redeemHandler } from './handlers/premium-handlers.js';
 import type { HttpDeps } from './http-deps.js';
@@ -51,7 +51,7 @@ export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.delete<{ Params: MessageParams }>('/api/messages/:id',
     { schema: { ...extra, summary: 'Delete one message', ...schemas.deleteMessage } },
     deleteMessageHandler(deps));
-  app.get<{ Params: InboxParams; Querystring: EventsQuery }>('/api/inbox/:username/events',
+  app.get<{ Params: InboxParams; Querystring: EventsQuery }>(EVENTS_ROUTE,
     { schema: { ...extra, summary: 'Follow an inbox as server-sent events', ...schemas.events } },
     inboxEventsHandler(deps));
   app.delete<{ Params: InboxParams }>('/api/inbox/:username',

@@ -141,6 +141,30 @@ describe('live mail over real sockets (one node, SQLite)', () => {
     }
   });
 
+  it('takes a stream out of node:http and still counts it in /metrics when the client leaves', async () => {
+    const { client, username, cookie } = await newInbox(server);
+    const route = 'route="/api/inbox/:username/events",status="200"';
+    const counted = async () => {
+      const text = (await client.get('/metrics')).text;
+      return Number(new RegExp(`^tempinbox_http_requests_total\\{method="GET",${route}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    };
+    const before = await counted();
+    const stream = await SseClient.open(`${server.baseUrl}/api/inbox/${username}/events`, { cookie });
+    // A stream owns its connection (docs/api.md "Event stream"): nothing else is sent on it.
+    expect(stream.headers.connection).toBe('close');
+    expect(stream.headers['transfer-encoding']).toBe('chunked');
+    expect(await send(server, `${username}@tempinbox.test`, 'over the detached socket')).toMatch(/^250/);
+    await stream.until((events) => events.some((e) => e.event === 'message'));
+    stream.close();
+    // The stream notices the client left and reports itself; poll /metrics a bounded while.
+    let after = before;
+    for (let i = 0; i < 50 && after === before; i += 1) {
+      await sleep(100);
+      after = await counted();
+    }
+    expect(after).toBe(before + 1);
+  });
+
   it('streams every message once across disconnects: Last-Event-ID resumes where the client left off', async () => {
     const { username, cookie } = await newInbox(server);
     const url = `${server.baseUrl}/api/inbox/${username}/events`;

@@ -4,7 +4,13 @@ import { isId } from '../../domain/ids.js';
 import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
 import { presentMessage } from '../presenters.js';
 import type { EventsQuery, InboxParams } from '../schemas/inbox-schemas.js';
+import { chunkFrame, LAST_CHUNK, writeHeadAndDetach } from '../detach-stream.js';
 import { boundedWriter, SSE_PING, sseEvent } from '../sse-writer.js';
+
+/** The route pattern metrics count event streams under. */
+export const EVENTS_ROUTE = '/api/inbox/:username/events';
+
+const discard = () => undefined;
 
 /**
  * GET /api/inbox/:username/events: the inbox as server-sent events (docs/api.md "Event
@@ -12,11 +18,11 @@ import { boundedWriter, SSE_PING, sseEvent } from '../sse-writer.js';
  * budget and holds one slot of the held-request caps while open. The wire format is written
  * here (sse-writer.ts): a few lines, with our own send-buffer bound.
  *
- * Once the stream is open the reply is hijacked and events are written straight to the
- * response: a body piped through Fastify's send path kept a PassThrough with its pipe and
- * end-of-stream listeners alive per client. With the single timer of follow(), this took a
- * held stream from 21 to 14 KiB of heap (docs/scaling.md "Live mail"). The headers set so
- * far (security, rate limits) are written with the stream's own.
+ * Once the stream is open the reply is hijacked, the headers set so far (security, rate
+ * limits) are written with the stream's own, and the connection leaves node:http
+ * (detach-stream.ts): events go straight to the socket in chunked framing. A body piped
+ * through Fastify's send path kept a PassThrough with its listeners alive per client, and
+ * node:http its whole exchange; what a held stream costs is in docs/scaling.md "Live mail".
  */
 export function inboxEventsHandler(deps: HttpDeps) {
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: EventsQuery }>, reply: FastifyReply) => {
@@ -27,17 +33,38 @@ export function inboxEventsHandler(deps: HttpDeps) {
     if (since !== undefined && !isId(since)) throw new AppError('invalid_request', 'Last-Event-ID and since must be a message id.');
     const { inbox, hold } = await deps.live.openStream(session, request.params.username, request.ip);
 
-    const response = reply.raw;
+    const log = request.log;
+    const startedAt = performance.now() - reply.elapsedTime;
     const gone = new AbortController();
+    reply
+      .type('text/event-stream; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      // Proxies (nginx) must pass each event on at once instead of buffering the body.
+      .header('X-Accel-Buffering', 'no');
+    reply.hijack();
+    const response = reply.raw;
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) response.setHeader(name, value);
+    // From here on no closure may hold `request`, `reply` or `response` when the stream left
+    // node:http: that is what makes a held stream small (detach-stream.ts).
+    const socket = await writeHeadAndDetach(request.raw, response, 200);
+    const body = socket ?? response;
     const drop = (reason: string) => {
       if (gone.signal.aborted) return;
-      request.log.info({ reason }, 'event stream dropped');
+      log.info({ reason }, 'event stream dropped');
       gone.abort();
-      response.destroy();
+      body.destroy();
     };
-    // The client left (or the socket failed): stop following.
-    response.on('close', () => gone.abort());
-    const write = boundedWriter(response, drop);
+    // The client left (or the socket failed): stop following. It may have left already.
+    body.on('close', () => gone.abort());
+    if (body.destroyed) gone.abort();
+    if (socket !== undefined) {
+      // What the client sends after its request is read and dropped; its end or an error closes.
+      socket.on('data', discard);
+      socket.on('end', () => socket.destroy());
+      socket.on('error', () => socket.destroy());
+    }
+    const writeBounded = boundedWriter(body, drop);
+    const write = socket === undefined ? writeBounded : (text: string) => writeBounded(chunkFrame(text));
     const sink = {
       closed: gone.signal,
       message: (message: Parameters<typeof presentMessage>[0]) => write(sseEvent('message', JSON.stringify(presentMessage(message)), message.id)),
@@ -45,22 +72,21 @@ export function inboxEventsHandler(deps: HttpDeps) {
       expired: () => write(sseEvent('expired', '{}')),
       ping: () => write(SSE_PING),
     };
-    reply
-      .type('text/event-stream; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      // Proxies (nginx) must pass each event on at once instead of buffering the body.
-      .header('X-Accel-Buffering', 'no');
-    reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) response.setHeader(name, value);
-    response.writeHead(200);
     // The first bytes go out at once, so the client knows the stream is open.
     void write(': open\n\n');
+    const report = deps.reportResponse;
     void deps.live
       .follow(inbox, since, sink, hold)
-      .catch((error: unknown) => request.log.warn({ err: error }, 'event stream ended by an error; the client reconnects'))
+      .catch((error: unknown) => log.warn({ err: error }, 'event stream ended by an error; the client reconnects'))
       .finally(() => {
         hold.release();
-        if (!response.destroyed) response.end();
+        if (socket === undefined) {
+          if (!body.destroyed) body.end();
+          return;
+        }
+        if (!socket.destroyed) socket.end(LAST_CHUNK);
+        // Fastify's onResponse hook never sees a detached stream: count it here.
+        report?.('GET', EVENTS_ROUTE, 200, (performance.now() - startedAt) / 1000);
       });
   };
 }
