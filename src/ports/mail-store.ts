@@ -161,6 +161,24 @@ export interface InboxUsage {
   bytes: number;
 }
 
+/** Which inboxes recountUsage reads: the first `limit` after `afterId`, in the store's order of inbox ids. */
+export interface RecountQuery {
+  /** Only inboxes after this id (the previous batch's `lastId`); absent: from the first. */
+  afterId?: string;
+  /** Most inboxes in the batch. */
+  limit: number;
+}
+
+/** What one recountUsage batch did. */
+export interface RecountResult {
+  /** Inboxes in the batch. */
+  checked: number;
+  /** Of those, inboxes whose stored usage differed from what they hold, now set right. */
+  corrected: number;
+  /** The batch's last inbox id, the next batch's `afterId`; undefined when the batch was empty. */
+  lastId: string | undefined;
+}
+
 /**
  * Everything the services persist. One contract suite (test/contract/mail-store-contract.ts)
  * runs against every implementation: the in-memory fake and the SQL store (SQLite, PostgreSQL).
@@ -252,6 +270,16 @@ export interface MailStore {
    * kept exact by every write that adds or removes a copy, so it never counts the messages.
    */
   inboxUsage(inboxId: string): Promise<InboxUsage>;
+  /**
+   * Sets the stored usage (inboxUsage) of one batch of inboxes to what each holds, counted from
+   * its copies, in one transaction: the repair after nodes of a release before the counters
+   * wrote on the migrated schema (docs/scaling.md "Migrations"). Safe while other nodes deliver
+   * and delete: on PostgreSQL the batch's inbox rows are locked first, in id order as every
+   * writer locks them, so a write to one of them commits before the count or waits for the
+   * repair's commit. Batches follow each other by `lastId`; a batch shorter than `limit` was
+   * the last.
+   */
+  recountUsage(query: RecountQuery): Promise<RecountResult>;
   /**
    * Stores one received message for each of the inboxes, atomically: when the promise
    * resolves, the message is durable. Each inbox is decided inside the same transaction that

@@ -11,13 +11,20 @@ import { describeMessageContract } from './message-contract.js';
 import { describeMessagePageContract } from './message-page-contract.js';
 import { describePollContract } from './poll-contract.js';
 import { describeSessionLicenseContract } from './session-license-contract.js';
-import { describeUsageContract } from './usage-contract.js';
+import { describeUsageContract, type OverwriteUsage } from './usage-contract.js';
 
 /**
  * The one contract every MailStore passes (docs/architecture.md: one port, one suite, every
  * backend). Each test gets a fresh, migrated store from `makeStore` and closes it afterwards.
+ * `overwriteUsage` reaches behind the port to corrupt the usage counters for recountUsage's
+ * test (skipped without it).
  */
-export function runMailStoreContract(name: string, makeStore: () => Promise<MailStore>, makeEvents: EventPairFactory = inProcessEvents): void {
+export function runMailStoreContract(
+  name: string,
+  makeStore: () => Promise<MailStore>,
+  makeEvents: EventPairFactory = inProcessEvents,
+  overwriteUsage?: OverwriteUsage,
+): void {
   describe(`MailStore contract: ${name}`, () => {
     let current: MailStore | undefined;
     const store = (): MailStore => {
@@ -68,7 +75,7 @@ export function runMailStoreContract(name: string, makeStore: () => Promise<Mail
     describePollContract(store);
     describeExpiryContract(store);
     describeLimitsContract(store);
-    describeUsageContract(store);
+    describeUsageContract(store, overwriteUsage);
     describeLiveContract(store, makeEvents);
   });
 }

@@ -54,6 +54,14 @@ describe.skipIf(!available)('PostgreSQL', () => {
     const publisher = new PostgresInboxEvents({ url: url() });
     await Promise.all([listener.start(), publisher.start()]);
     return { listener, publisher, close: async () => void (await Promise.all([listener.close(), publisher.close()])) };
+  }, async (_store, inboxId, usage) => {
+    // A connection of its own, like a node of an earlier release writing the database.
+    const pool = createPostgresPool(url(), { poolSize: 1, onConnectionError: () => undefined });
+    try {
+      await pool.query('update inboxes set message_count = $2, byte_count = $3 where id = $1', [inboxId, usage.messages, usage.bytes]);
+    } finally {
+      await pool.end();
+    }
   });
 
   describe('PostgreSQL store', () => {

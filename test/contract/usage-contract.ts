@@ -29,10 +29,43 @@ async function expectExactUsage(store: MailStore, inboxes: readonly Inbox[], ste
 }
 
 /**
- * The usage counters each inbox keeps (docs/architecture.md "Inbox usage counters"): exact
- * after every write that adds or removes a copy, on every backend.
+ * Writes an inbox's stored usage behind the store's back (a raw UPDATE of its row on SQL), as a
+ * node of a release before the counters leaves it (docs/scaling.md "Migrations").
  */
-export function describeUsageContract(store: StoreGetter): void {
+export type OverwriteUsage = (store: MailStore, inboxId: string, usage: InboxUsage) => Promise<void>;
+
+/** Every batch of recountUsage from the first inbox on, `limit` at a time, as the CLI runs them; with the totals. */
+async function recountAll(store: MailStore, limit: number): Promise<{ batches: number[]; checked: number; corrected: number }> {
+  const batches: number[] = [];
+  let corrected = 0;
+  let afterId: string | undefined;
+  let previous = '';
+  // Bounded: a store of this test holds a handful of inboxes.
+  for (let round = 0; round < 100; round += 1) {
+    const result = await store.recountUsage(afterId === undefined ? { limit } : { afterId, limit });
+    batches.push(result.checked);
+    corrected += result.corrected;
+    expect(result.checked).toBeLessThanOrEqual(limit);
+    expect(result.corrected).toBeLessThanOrEqual(result.checked);
+    if (result.checked < limit) {
+      if (result.checked === 0) expect(result.lastId).toBeUndefined();
+      return { batches, checked: batches.reduce((sum, n) => sum + n, 0), corrected };
+    }
+    // Each batch goes on from the last: never the same inbox twice.
+    expect(result.lastId).toBeDefined();
+    expect(result.lastId).not.toBe(previous);
+    previous = result.lastId ?? '';
+    afterId = result.lastId;
+  }
+  throw new Error('recountUsage never returned a short batch');
+}
+
+/**
+ * The usage counters each inbox keeps (docs/architecture.md "Inbox usage counters"): exact
+ * after every write that adds or removes a copy, on every backend; and recountUsage, which sets
+ * counters left wrong right again (`overwrite` corrupts them; without it that test is skipped).
+ */
+export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteUsage): void {
   describe('stored inbox usage', () => {
     it('equals a recount of the messages after every kind of write', async () => {
       const session = makeSession();
@@ -109,6 +142,53 @@ export function describeUsageContract(store: StoreGetter): void {
       ]);
       await expectExactUsage(store(), [inbox, other], 'concurrent writes');
       expect((await store().inboxUsage(other.id)).messages).toBe(20);
+    });
+
+    it('recountUsage visits every inbox once in batches and finds exact counters nothing to correct', async () => {
+      expect(await store().recountUsage({ limit: 10 })).toEqual({ checked: 0, corrected: 0, lastId: undefined });
+      const inboxes = [];
+      for (let i = 0; i < 5; i += 1) inboxes.push(await addInbox(store(), { expiresAt: at(60) }));
+      await deliver(store(), inboxes.slice(0, 3).map((inbox) => inbox.id), { raw: rawOfSize(120) });
+      await deliverOne(store(), inboxes[3]?.id ?? '', { raw: rawOfSize(33) });
+      expect(await recountAll(store(), 2)).toEqual({ batches: [2, 2, 1], checked: 5, corrected: 0 });
+      // A last full batch: the next one is empty.
+      expect(await recountAll(store(), 5)).toEqual({ batches: [5, 0], checked: 5, corrected: 0 });
+      expect(await store().recountUsage({ limit: 0 })).toEqual({ checked: 0, corrected: 0, lastId: undefined });
+      await expectExactUsage(store(), inboxes, 'recount of exact counters');
+    });
+
+    it.skipIf(overwrite === undefined)('recountUsage sets counters an earlier release left wrong to a recount, batch by batch', async () => {
+      const tamper = overwrite ?? (() => Promise.reject(new Error('no overwrite hook')));
+      const [a, b, c, d, e, f] = await Promise.all(Array.from({ length: 6 }, () => addInbox(store(), { expiresAt: at(60) })));
+      if (a === undefined || b === undefined || c === undefined || d === undefined || e === undefined || f === undefined) throw new Error('six inboxes expected');
+      const all = [a, b, c, d, e, f];
+      await deliver(store(), [a.id, b.id, c.id], { raw: rawOfSize(300), attachments: [makeAttachment(new Uint8Array(40))] });
+      await deliverOne(store(), a.id, { raw: rawOfSize(41) });
+      const gone = await deliverOne(store(), b.id, { raw: rawOfSize(52) });
+      await deliverOne(store(), e.id, { raw: rawOfSize(63) });
+      await expectExactUsage(store(), all, 'before the old node');
+
+      // What an old node's writes leave: a delivery it stored (a counts one too few), a copy it
+      // deleted (b still counts it), a byte count off alone (c), a count on an empty inbox (d).
+      await tamper(store(), a.id, { messages: 1, bytes: 300 });
+      expect(await store().deleteMessage(gone)).toBe(true);
+      await tamper(store(), b.id, { messages: 2, bytes: 300 + 52 });
+      await tamper(store(), c.id, { messages: 1, bytes: 7 });
+      await tamper(store(), d.id, { messages: 3, bytes: 3000 });
+      expect(await store().inboxUsage(a.id)).toEqual({ messages: 1, bytes: 300 });
+
+      // Two inboxes a batch: three full batches, then an empty one ends it.
+      expect(await recountAll(store(), 2)).toEqual({ batches: [2, 2, 2, 0], checked: 6, corrected: 4 });
+      await expectExactUsage(store(), all, 'after the recount');
+      expect(await store().inboxUsage(a.id)).toEqual({ messages: 2, bytes: 341 });
+      expect(await store().inboxUsage(d.id)).toEqual({ messages: 0, bytes: 0 });
+      expect(await recountAll(store(), 2)).toEqual({ batches: [2, 2, 2, 0], checked: 6, corrected: 0 });
+
+      // The writes go on from the corrected counters.
+      await deliverOne(store(), d.id, { raw: rawOfSize(9) });
+      await tamper(store(), f.id, { messages: 0, bytes: 1 });
+      expect(await recountAll(store(), 4)).toEqual({ batches: [4, 2], checked: 6, corrected: 1 });
+      await expectExactUsage(store(), all, 'after more writes');
     });
 
     it('concurrent deliveries never pass the cap that the stored usage reaches', async () => {

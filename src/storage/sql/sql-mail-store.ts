@@ -33,6 +33,8 @@ import {
   type PollQuery,
   type MessageIdPage,
   type MessageIdQuery,
+  type RecountQuery,
+  type RecountResult,
 } from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
@@ -59,6 +61,7 @@ import { notifyInTransaction } from './inbox-notify.js';
 import { lockInbox, lockInboxOfMessage, releaseUsage, returningDeletedCopy } from './inbox-usage.js';
 import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
+import { recountUsageIn } from './usage-recount.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession, toUsage } from './row-mappers.js';
 
 /**
@@ -399,6 +402,12 @@ export class SqlMailStore implements MailStore {
 
   inboxUsage(inboxId: string): Promise<InboxUsage> {
     return this.run('inboxUsage', async () => (await usageOf(this.db, [inboxId])).get(inboxId) ?? { messages: 0, bytes: 0 });
+  }
+
+  recountUsage(query: RecountQuery): Promise<RecountResult> {
+    // A Kysely transaction: on SQLite it runs on the writer thread (sqlite-worker-driver.ts),
+    // taking turns with the group commit's deliveries, so the event loop never waits for it.
+    return this.run('recountUsage', () => this.db.transaction().execute((trx) => recountUsageIn(trx, this.dialect, query)));
   }
 
   insertMessage(message: NewMessage, inboxIds: string[], policy: StorePolicy): Promise<Map<string, InsertOutcome>> {
