@@ -133,6 +133,15 @@ export async function redeemLicenseIn(
     .orderBy('id', 'desc')
     .limit(room)
     .execute();
+  // PostgreSQL: their rows in id order before they are updated, the order deliveries and the
+  // usage recount lock several inboxes in (docs/architecture.md "Inbox usage counters", lock
+  // order); updating them newest first would lock them in another order, and a recount holding
+  // one and waiting for another could meet this transaction in a cycle.
+  if (dialect.rowLocks) {
+    for (const ids of chunks(free.map((inbox) => inbox.id).sort(), MAX_IDS_PER_STATEMENT)) {
+      await trx.selectFrom('inboxes').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
+    }
+  }
   for (const inbox of free) {
     const expiresAt = toDate(inbox.created_at).getTime() + rules.premiumTtlMs;
     await trx.updateTable('inboxes').set({ license_id: licenseId, expires_at: expiresAt }).where('id', '=', inbox.id).execute();
