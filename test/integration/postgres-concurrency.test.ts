@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
 import type { Inbox, SweepCounts } from '../../src/domain/types.js';
 import { StoreUnavailableError } from '../../src/ports/mail-store.js';
 import { PostgresRateLimiter } from '../../src/rate-limit/postgres-rate-limiter.js';
 import { RATE_LIMIT_TABLE } from '../../src/storage/sql/migrations.js';
 import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
 import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
-import { addInbox, at, deliver, deliverOne } from '../contract/mail-store-fixtures.js';
+import { addInbox, at, deliver, deliverOne, makeLicense, makeSession } from '../contract/mail-store-fixtures.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 
 const available = await postgresAvailable('several nodes on one PostgreSQL');
@@ -22,6 +23,17 @@ const BATCH = 25;
 /** Inboxes of each kind in the usage-counter run, and messages each receives first. */
 const USAGE_INBOXES = 60;
 const USAGE_MESSAGES_EACH = 4;
+
+/** Inboxes of the recount run (every tenth expires and is swept meanwhile). */
+const RECOUNT_INBOXES = 60;
+/** Rounds of corrupting every counter and recounting them while other nodes write. */
+const RECOUNT_ROUNDS = 4;
+/** Sessions per round whose inboxes a license adopts during the recount. */
+const RECOUNT_REDEEMS_PER_ROUND = 5;
+/** Inboxes per recount batch: small, so the batches and the writers meet often. */
+const RECOUNT_BATCH = 8;
+/** Delivery loops running at once during the recount. */
+const RECOUNT_WRITERS = 4;
 
 const quietPool = (url: string, poolSize = 5) => createPostgresPool(url, { poolSize, onConnectionError: () => undefined });
 
@@ -192,6 +204,154 @@ describe.skipIf(!available)('several nodes on one PostgreSQL', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     // A deadlock would have been retried by the store (and gone unseen) but PostgreSQL counts it.
     expect((await deadlocks()) - before, 'deadlocks PostgreSQL detected during the run').toBe(0);
+  });
+
+  it('a usage recount on one node while others deliver, delete, trim, sweep and redeem leaves every counter exact, without a deadlock', async () => {
+    const url = database?.url ?? '';
+    // Nodes of their own, closed before the deadlock count is read (see the test above).
+    const nodes = Array.from({ length: NODES }, () => createPostgresStore(quietPool(url)));
+    const [recounter, writer, deleter] = nodes;
+    if (recounter === undefined || writer === undefined || deleter === undefined) throw new Error('three nodes expected');
+    const admin = quietPool(url, 1);
+    const deadlocks = async (): Promise<number> =>
+      Number((await admin.query<{ n: string }>('select deadlocks as n from pg_stat_database where datname = current_database()')).rows[0]?.n ?? 0);
+    /** Inboxes whose counters differ from a count of their copies (every inbox of the database). */
+    const wrongCounters = async (): Promise<unknown[]> =>
+      (
+        await admin.query(
+          `select i.id, i.message_count, i.byte_count, count(m.id) as counted, coalesce(sum(c.size), 0) as bytes
+           from inboxes i left join messages m on m.inbox_id = i.id left join contents c on c.id = m.content_id
+           group by i.id, i.message_count, i.byte_count
+           having i.message_count <> count(m.id) or i.byte_count <> coalesce(sum(c.size), 0)`,
+        )
+      ).rows;
+    const before = await deadlocks();
+    try {
+      const inboxes: Inbox[] = [];
+      for (let i = 0; i < RECOUNT_INBOXES; i += 1) inboxes.push(await addInbox(writer, { expiresAt: i % 10 === 0 ? at(10) : at(3000) }));
+      const pick = (): string => inboxes[Math.floor(Math.random() * inboxes.length)]?.id ?? '';
+      const delivered: string[] = [];
+      for (const inbox of inboxes) for (const id of (await deliver(writer, [inbox.id, pick()])).values()) delivered.push(id);
+      // Premium candidates: sessions with several free inboxes, adopted by a license each during
+      // the runs (redeemLicense updates several inbox rows in one transaction).
+      const owners = [];
+      for (let i = 0; i < RECOUNT_REDEEMS_PER_ROUND * RECOUNT_ROUNDS; i += 1) {
+        const session = makeSession();
+        const license = makeLicense();
+        await writer.insertSession(session);
+        await writer.insertLicenses([license]);
+        for (let k = 0; k < 4; k += 1) {
+          const inbox = await addInbox(writer, { expiresAt: at(3000), sessionId: session.id });
+          await deliverOne(writer, inbox.id);
+          inboxes.push(inbox);
+        }
+        owners.push({ session, license });
+      }
+
+      // Each round: counters as nodes of an earlier release leave them (every inbox off), then one
+      // recount pass in small batches while the other nodes write, then the check. A write that
+      // slipped between a batch's count and its update would leave its inbox wrong here.
+      for (let round = 0; round < RECOUNT_ROUNDS; round += 1) {
+        await admin.query('update inboxes set message_count = message_count + 3, byte_count = byte_count + 7');
+        let recounting = true;
+        const recount = (async () => {
+          let checked = 0;
+          let afterId: string | undefined;
+          for (let batch = 0; batch < 10_000; batch += 1) {
+            const result = await recounter.recountUsage(afterId === undefined ? { limit: RECOUNT_BATCH } : { afterId, limit: RECOUNT_BATCH });
+            checked += result.checked;
+            if (result.checked < RECOUNT_BATCH) break;
+            afterId = result.lastId;
+          }
+          return checked;
+        })().finally(() => (recounting = false));
+        const deliveries = async () => {
+          // Two or three inboxes a message, in any order (each delivery locks them in id order).
+          for (let i = 0; recounting; i += 1) await deliver(writer, i % 2 === 0 ? [pick(), pick()] : [pick(), pick(), pick()]);
+        };
+        const deletions = (async () => {
+          for (let i = 0; recounting; i += 1) {
+            const id = delivered.pop();
+            if (id !== undefined) await deleter.deleteMessage(id);
+            await deleter.trimMessages(pick(), 2, 1);
+            if (i % 10 === 0) await deleter.deleteExpired(at(100), 3);
+            if (i % 25 === 24) await deleter.deleteInbox(pick());
+          }
+        })();
+        const redeems = (async () => {
+          for (const { session, license } of owners.splice(0, RECOUNT_REDEEMS_PER_ROUND)) {
+            expect(await writer.redeemLicense(session.id, license.id, at(1), { maxInboxes: 10, premiumTtlMs: 3_000 * 60_000 })).toBe('redeemed');
+          }
+        })();
+        const [checked] = await Promise.all([recount, ...Array.from({ length: RECOUNT_WRITERS }, deliveries), deletions, redeems]);
+        expect(checked).toBeGreaterThan(RECOUNT_BATCH);
+        expect(await wrongCounters(), `round ${round}`).toEqual([]);
+      }
+    } finally {
+      await Promise.all(nodes.map((store) => store.close()));
+    }
+    try {
+      // The exits of the nodes' backends report their statistics: give them a moment.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // A deadlock would have been retried by the store (and gone unseen) but PostgreSQL counts it.
+      expect((await deadlocks()) - before, 'deadlocks PostgreSQL detected during the run').toBe(0);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('a redeem adopting several inboxes and a usage recount over them wait for each other without a deadlock', async () => {
+    const url = database?.url ?? '';
+    const [recounter, redeemer] = [createPostgresStore(quietPool(url)), createPostgresStore(quietPool(url))];
+    const admin = quietPool(url, 2);
+    const deadlocks = async (): Promise<number> =>
+      Number((await admin.query<{ n: string }>('select deadlocks as n from pg_stat_database where datname = current_database()')).rows[0]?.n ?? 0);
+    /** Resolves once `n` backends of this database wait for a lock. */
+    const waiting = async (n: number): Promise<void> => {
+      for (let poll = 0; poll < 500; poll += 1) {
+        const result = await admin.query<{ n: string }>("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
+        if (Number(result.rows[0]?.n) >= n) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`${n} lock waits expected`);
+    };
+    const before = await deadlocks();
+    const holder = await admin.connect();
+    try {
+      // Two free inboxes of one session: the newer has the higher id. Redeem adopts newest first.
+      const session = makeSession();
+      const license = makeLicense();
+      await redeemer.insertSession(session);
+      await redeemer.insertLicenses([license]);
+      // Ids next to each other, so the recount's batch after their common prefix is the two.
+      const prefix = newId().slice(0, -1);
+      const [low, high] = [`${prefix}A`, `${prefix}B`];
+      const older = await addInbox(redeemer, { id: low, sessionId: session.id, expiresAt: at(3000), createdAt: at(0) });
+      await addInbox(redeemer, { id: high, sessionId: session.id, expiresAt: at(3000), createdAt: at(1) });
+      // Forces the crossing: another transaction holds the older (lower) inbox; the recount locks
+      // up to it and waits there; the redeem comes next. Updating newest first, the redeem would
+      // take the newer row and then queue for the older one behind the recount, which, granted
+      // it, would wait for the newer: a deadlock. In id order the redeem takes nothing before it.
+      await holder.query('begin');
+      await holder.query('select id from inboxes where id = $1 for update', [older.id]);
+      const recount = recounter.recountUsage({ afterId: prefix, limit: 2 });
+      await waiting(1);
+      const redeem = redeemer.redeemLicense(session.id, license.id, at(2), { maxInboxes: 10, premiumTtlMs: 3_000 * 60_000 });
+      await waiting(2);
+      await holder.query('commit');
+      expect(await redeem).toBe('redeemed');
+      expect(await recount).toEqual({ checked: 2, corrected: 0, lastId: high });
+      expect((await redeemer.listActiveInboxes({ sessionId: session.id, licenseId: license.id }, at(2))).length).toBe(2);
+    } finally {
+      holder.release();
+      await Promise.all([recounter.close(), redeemer.close()]);
+    }
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await deadlocks()) - before, 'deadlocks PostgreSQL detected').toBe(0);
+    } finally {
+      await admin.end();
+    }
   });
 
   it('delivery groups on two nodes to the same inboxes in crossing orders never deadlock, and each stores all', async () => {
