@@ -4,6 +4,7 @@ import { ConfigError, loadConfigFromEnvironment } from './config/load-config.js'
 import { CONFIG_SCHEMA, type Config } from './config/schema.js';
 import { StartupError } from './config/startup-error.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
+import { recountAllUsage } from './services/usage-recount.js';
 import { createLogger, flushLogger } from './observability/logger.js';
 
 /** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (README.md "Quick start": SIGTERM drains). */
@@ -29,6 +30,14 @@ export async function runCli(argv: string[]): Promise<void> {
     .action(async () => {
       await withApp(async () => undefined);
       process.stdout.write('migrations applied\n');
+    });
+
+  program
+    .command('recount-usage')
+    .description("set every inbox's stored usage counters to a count of its messages (safe while the server runs)")
+    .action(async () => {
+      const { checked, corrected } = await withApp((app) => recountAllUsage(app.store));
+      process.stdout.write(`recounted ${checked} inboxes, corrected ${corrected}\n`);
     });
 
   const license = program.command('license').description('mint, list and revoke Premium licenses');

@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/postgres-store.js';
+import { addInbox, at, deliver } from '../contract/mail-store-fixtures.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { runBin } from '../helpers/server-process.js';
 
 const available = await postgresAvailable('CLI on PostgreSQL');
 
-/** `./bin/tempinbox` against PostgreSQL: the explicit migrate step, and a refused start. */
+/** `./bin/tempinbox` against PostgreSQL: the explicit migrate step, the usage recount, and a refused start. */
 describe.skipIf(!available)('CLI on PostgreSQL', () => {
   const databases: TestDatabase[] = [];
   afterAll(async () => {
@@ -22,6 +24,26 @@ describe.skipIf(!available)('CLI on PostgreSQL', () => {
     // The schema is usable: a license minted afterwards is listed.
     expect((await runBin(['license', 'create'], { DATABASE_URL: database.url })).code).toBe(0);
     expect((await runBin(['license', 'list'], { DATABASE_URL: database.url })).stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('`recount-usage` sets counters left wrong and prints one line', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const pool = createPostgresPool(database.url, { poolSize: 2, onConnectionError: () => undefined });
+    const store = createPostgresStore(pool);
+    try {
+      await store.migrate();
+      const inboxes = [await addInbox(store, { expiresAt: at(60) }), await addInbox(store, { expiresAt: at(60) }), await addInbox(store, { expiresAt: at(60) })];
+      await deliver(store, inboxes.map((inbox) => inbox.id), { raw: new Uint8Array(70) });
+      // As a node of a release before the counters leaves them.
+      await pool.query('update inboxes set message_count = 0, byte_count = 0 where id <> $1', [inboxes[0]?.id]);
+      const run = await runBin(['recount-usage'], { DATABASE_URL: database.url });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('recounted 3 inboxes, corrected 2\n');
+      for (const inbox of inboxes) expect(await store.inboxUsage(inbox.id)).toEqual({ messages: 1, bytes: 70 });
+    } finally {
+      await store.close();
+    }
   });
 
   it('an unreachable DATABASE_URL exits non-zero with one line naming it, without the password', async () => {
