@@ -7,8 +7,8 @@
  * and the counters' update, as data-modifying CTEs); one NOTIFY for the group; COMMIT. Before, each delivery was its own
  * transaction of about ten Kysely queries compiled on the main thread, each a round trip.
  *
- * It does what message-writes.ts's writeMessageCopies does, delivery after delivery (that path
- * still serves a store without group commit); the contract suite holds both to the same rules.
+ * It keeps the rules of MessageDelivery (message-writes.ts), delivery after delivery, as the
+ * SQLite writer does (sqlite-delivery.ts); the contract suite holds both to them.
  */
 import type pg from 'pg';
 import { newId } from '../../domain/ids.js';

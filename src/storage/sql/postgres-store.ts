@@ -65,7 +65,6 @@ export function createPostgresStore(pool: pg.Pool): SqlMailStore {
   prepareDeliveryStatements(statements);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, statements) }) });
   return new SqlMailStore(db, postgresDialect, {
-    groupCommit: true,
     groupCreates: false,
     writeMessageGroup: (group) => writePostgresDeliveryGroup(pool, statements, group),
     prepare: (sql) => statements.add(sql),

@@ -59,7 +59,7 @@ import { createHotQueries, LISTED_IDS_PER_STATEMENT, type HotQueries } from './h
 import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
 import { notifyInTransaction } from './inbox-notify.js';
 import { lockInbox, lockInboxOfMessage, releaseUsage, returningDeletedCopy } from './inbox-usage.js';
-import { insertMessageCopies, insertMessageGroup, INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
+import { INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { recountUsageIn } from './usage-recount.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession, toUsage } from './row-mappers.js';
@@ -92,21 +92,20 @@ export class SqlMailStore implements MailStore {
   private closed = false;
   private readonly hot: HotQueries;
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
-  private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>> | undefined;
+  private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>>;
   /** New sessions with their inboxes, gathered the same way (GET /api/create under load). */
   private readonly sessionQueue: GroupCommitQueue<NewSession, true> | undefined;
   /** pollInbox in one statement (PostgreSQL), else as the separate hot statements (SQLite). */
   private readonly pollStatement: boolean;
 
   /**
-   * `groupCommit`: write the messages that arrive together in one transaction (SQLite, whose
-   * one writer commits them one after another anyway, each with its own fsync; PostgreSQL,
-   * where it saves the round trips and the commit of each: docs/benchmarks.md "PostgreSQL").
-   * `groupCreates` (default: `groupCommit`): the same for new sessions with their inbox
-   * (SQLite; PostgreSQL commits concurrent creates in parallel over its pool).
-   * `writeMessageGroup`: how such a group is written when not through Kysely (SQLite: in one
-   * hop to its writer thread, sqlite-delivery.ts; PostgreSQL: postgres-delivery.ts); it must
-   * do what insertMessageGroup does. `prepare` hears the SQL text of each hot template once
+   * `writeMessageGroup`: how the messages that arrive together are written, in one
+   * transaction (group commit: SQLite, whose one writer commits them one after another anyway,
+   * each with its own fsync, in one hop to its writer thread, sqlite-delivery.ts; PostgreSQL,
+   * where it saves the round trips and the commit of each, postgres-delivery.ts:
+   * docs/benchmarks.md "PostgreSQL"). See MessageDelivery for the rules it keeps.
+   * `groupCreates` (default true): the same for new sessions with their inbox (SQLite;
+   * PostgreSQL commits concurrent creates in parallel over its pool). `prepare` hears the SQL text of each hot template once
    * (PostgreSQL runs them as named prepared statements: postgres-prepared.ts).
    * `pollStatement`: pollInbox in one statement, worth it where each statement is a round trip
    * (PostgreSQL); default the separate statements.
@@ -115,21 +114,19 @@ export class SqlMailStore implements MailStore {
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
     options: {
-      groupCommit?: boolean;
+      writeMessageGroup: (group: readonly MessageDelivery[]) => Promise<Map<string, InsertOutcome>[]>;
       groupCreates?: boolean;
-      writeMessageGroup?: (group: readonly MessageDelivery[]) => Promise<Map<string, InsertOutcome>[]>;
       prepare?: (sql: string) => void;
       pollStatement?: boolean;
-    } = {},
+    },
   ) {
     this.hot = createHotQueries(options.prepare);
     this.pollStatement = options.pollStatement === true;
-    const writeGroup = options.writeMessageGroup ?? ((group: readonly MessageDelivery[]) => insertMessageGroup(db, dialect, group));
-    this.messageQueue = options.groupCommit === true ? new GroupCommitQueue(writeGroup) : undefined;
+    this.messageQueue = new GroupCommitQueue(options.writeMessageGroup);
     // A group with a taken name fails as a whole and is retried one by one (GroupCommitQueue):
     // only that create sees the unique violation, which nameTakenAs turns into `taken`.
     this.sessionQueue =
-      (options.groupCreates ?? options.groupCommit) === true
+      options.groupCreates !== false
         ? new GroupCommitQueue((group) =>
             db.transaction().execute(async (trx) => {
               for (const item of group) await this.writeSessionWithInbox(trx, item);
@@ -412,9 +409,7 @@ export class SqlMailStore implements MailStore {
 
   insertMessage(message: NewMessage, inboxIds: string[], policy: StorePolicy): Promise<Map<string, InsertOutcome>> {
     return this.run('insertMessage', () =>
-      this.messageQueue === undefined || inboxIds.length === 0
-        ? insertMessageCopies(this.db, this.dialect, { message, inboxIds, policy })
-        : this.messageQueue.push({ message, inboxIds, policy }),
+      inboxIds.length === 0 ? Promise.resolve(new Map()) : this.messageQueue.push({ message, inboxIds, policy }),
     );
   }
 

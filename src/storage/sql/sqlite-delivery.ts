@@ -6,8 +6,8 @@
  * every statement of a delivery was a Kysely query compiled on the main thread and a round
  * trip of its own (about ten per message).
  *
- * It does what message-writes.ts's writeMessageCopies does through Kysely (that path serves
- * PostgreSQL, and SQLite outside deliveries): the contract suite runs the same cases on both.
+ * It keeps the rules of MessageDelivery (message-writes.ts), as PostgreSQL's group writer
+ * does (postgres-delivery.ts): the contract suite runs the same cases on both.
  *
  * Loaded by the writer thread: besides node: modules and better-sqlite3 it imports only
  * dependency-free modules of ours, with `.ts` specifiers (rewritten to `.js` by tsc), so that
