@@ -1,6 +1,7 @@
 /**
- * How big V8's young generation may grow, for the service's main thread and its worker
- * threads (docs/architecture.md "Memory"). V8 sizes it from the machine's memory: on a
+ * How big V8's young generation may grow, for the service's main thread and its SQLite thread
+ * (docs/architecture.md "Memory"; the parse workers set their own, 64 MiB, in
+ * worker-mail-parser.ts, for the large inputs they decode). V8 sizes it from the machine's memory: on a
  * 24 GiB host it lets each isolate grow two semi-spaces of up to 64 MB, and a busy server
  * grows them to full and keeps them, so the main thread, the SQLite thread and the parse
  * worker each held ~100 MB of young generation after a burst of mail. 16 MB semi-spaces keep
@@ -23,7 +24,7 @@ export const SEMI_SPACE_MB = 16;
 export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-semi-space-size=${SEMI_SPACE_MB}`];
 
 /**
- * The same young generation for a worker thread (its resourceLimits): V8 makes an isolate's
+ * The same young generation for the SQLite thread (its resourceLimits): V8 makes an isolate's
  * young generation three semi-spaces (two, plus as much again for new large objects).
  */
 export const WORKER_YOUNG_GENERATION_MB = 3 * SEMI_SPACE_MB;

@@ -23,6 +23,11 @@ export interface MessageFilter {
   subject?: string;
 }
 
+/** Whether any filter of a listing is set (an empty string filters nothing). */
+export function hasFilter(filter: MessageFilter | undefined): boolean {
+  return filter !== undefined && [filter.to, filter.from, filter.subject].some((value) => value !== undefined && value !== '');
+}
+
 /** Which part of an inbox listMessagePage reads. */
 export interface MessagePageQuery {
   /** Only messages received after this one; an id that is not a message of the inbox is ignored. */

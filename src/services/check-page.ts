@@ -7,7 +7,7 @@ import {
 } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
 import type { MessageView } from '../domain/types.js';
-import type { MailStore, MessageFilter } from '../ports/mail-store.js';
+import { hasFilter, type MailStore, type MessageFilter } from '../ports/mail-store.js';
 
 /** Which messages a check asks for. */
 export interface CheckRequest {
@@ -148,7 +148,3 @@ export async function readCheckListing(
   return { fragments, hasMore: ids.length > request.limit };
 }
 
-/** Whether a listing filter is set (an empty string filters nothing: MailStore's MessageFilter). */
-export function hasFilter(filter: MessageFilter | undefined): boolean {
-  return filter !== undefined && [filter.to, filter.from, filter.subject].some((value) => value !== undefined && value !== '');
-}

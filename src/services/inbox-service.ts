@@ -8,8 +8,8 @@ import { isId, newId } from '../domain/ids.js';
 import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
-import type { InboxPoll, MailStore } from '../ports/mail-store.js';
-import { hasFilter, readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
+import { hasFilter, type InboxPoll, type MailStore } from '../ports/mail-store.js';
+import { readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
 import { ownerOf, owns } from '../domain/ownership.js';
 

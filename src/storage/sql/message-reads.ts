@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { cutText } from '../../domain/text-cut.js';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
-import type { MessageFilter, MessagePageQuery } from '../../ports/mail-store.js';
+import type { MessagePageQuery } from '../../ports/mail-store.js';
 import type { Database } from './database.js';
 import { displayFrom, displayTo, fromBlob, parseAuth, parseCodes, parseLinks, toDate } from './row-mappers.js';
 
@@ -103,11 +103,6 @@ export async function listMessageRows(
   // Negative or fractional limits would mean "no limit" to SQLite and an error to PostgreSQL.
   if (limit !== undefined) query = query.limit(Math.max(0, Math.floor(limit)));
   return query.execute();
-}
-
-/** Whether any filter of a listing is set (an empty string filters nothing). */
-export function hasFilter(filter: MessageFilter | undefined): boolean {
-  return filter !== undefined && [filter.to, filter.from, filter.subject].some((value) => value !== undefined && value !== '');
 }
 
 /** A LIKE pattern for "contains `value`", case folded, with LIKE's own characters escaped by `\`. */

@@ -174,8 +174,7 @@ async function inboxUsageSchema(db: Kysely<unknown>, d: SqlDialect): Promise<voi
   // second cannot deadlock. SQLite: the migration's transaction is the one writer anyway.
   if (d.rowLocks) await sql`lock table messages in share mode`.execute(db);
   await sql`
-    update inboxes set
-      message_count = (select count(*) from messages m where m.inbox_id = inboxes.id),
-      byte_count = (select coalesce(sum(c.size), 0) from messages m join contents c on c.id = m.content_id where m.inbox_id = inboxes.id)
+    update inboxes set (message_count, byte_count) =
+      (select count(*), coalesce(sum(c.size), 0) from messages m join contents c on c.id = m.content_id where m.inbox_id = inboxes.id)
     where exists (select 1 from messages m where m.inbox_id = inboxes.id)`.execute(db);
 }

@@ -17,6 +17,7 @@ import type { InboxUsage, InsertOutcome } from '../../ports/mail-store.js';
 import { encodeInboxEvent, INBOX_EVENTS_CHANNEL } from './inbox-notify.js';
 import type { MessageDelivery } from './message-writes.js';
 import { releaseClient, runPrepared, type PreparedStatements } from './postgres-prepared.js';
+import { toBlob } from './row-mappers.js';
 
 /** The statements of a group, fixed texts (each prepared once per connection). */
 export const DELIVERY_SQL = {
@@ -161,7 +162,7 @@ async function storeDelivery(
     size,
     attachments.length,
     message.receivedAt.getTime(),
-    toBuffer(message.raw),
+    toBlob(message.raw),
     JSON.stringify(parsed.codes),
     JSON.stringify(parsed.links),
     message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
@@ -169,7 +170,7 @@ async function storeDelivery(
     attachments.map((attachment) => attachment.filename),
     attachments.map((attachment) => attachment.contentType),
     attachments.map((attachment) => attachment.content.byteLength),
-    attachments.map((attachment) => toBuffer(attachment.content)),
+    attachments.map((attachment) => toBlob(attachment.content)),
     copyIds,
     targets,
     targets.map((inboxId) => message.recipients?.get(inboxId) ?? ''),
@@ -180,9 +181,4 @@ async function storeDelivery(
     usage.set(inboxId, { messages: before.messages + 1, bytes: before.bytes + size });
   });
   return outcomes;
-}
-
-/** Bytes as pg sends them in binary (a Buffer over the same memory, no copy). */
-function toBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -35,6 +35,7 @@ import {
   type MessageIdQuery,
   type RecountQuery,
   type RecountResult,
+  hasFilter,
 } from '../../ports/mail-store.js';
 import { chunks, deleteExpiredBatch, deleteInboxesWithMessages, deleteOrphanContents } from './deletions.js';
 import type { Database, DbCount } from './database.js';
@@ -48,7 +49,6 @@ import {
   findRaw,
   isMessageOf,
   filteredPage,
-  hasFilter,
   listMessageRows,
   toCutMessageView,
   toMessageView,
