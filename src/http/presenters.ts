@@ -47,6 +47,10 @@ export function presentMessage(message: MessageView): Static<typeof Message> {
  * (`measure`, the byte budget's measure), and `render` joins those same strings into the
  * answer. Native JSON.stringify, once per message: the schema serialiser escapes long strings
  * in a JS loop, ~10 times slower on 256 KiB bodies.
+ *
+ * One writer serves a whole route: it remembers the JSON of each message object it was given
+ * for as long as that object lives (a WeakMap), so the waits and streams of one inbox that
+ * share a read (services/shared-reads.ts) serialise each message once between them.
  */
 export function checkJsonWriter() {
   const written = new WeakMap<MessageView, string>();
@@ -59,6 +63,8 @@ export function checkJsonWriter() {
     return text;
   };
   return {
+    /** The message as listed, in JSON. */
+    json,
     /** Bytes of the message in the answer. */
     measure: (message: MessageView): number => Buffer.byteLength(json(message), 'utf8'),
     /** The whole answer, the same JSON as presentCheck(page). */

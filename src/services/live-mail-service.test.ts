@@ -6,13 +6,16 @@ import type { InboxEventListener, InboxEvents } from '../ports/inbox-events.js';
 import { HeldRequests } from './held-requests.js';
 import { LiveMailService, type StreamSink } from './live-mail-service.js';
 
-/** A sink that records what a stream wrote, in order. */
-function recordingSink() {
+/** A sink that records what a stream wrote, in order; `slow` clients take 0-2 ms per message. */
+function recordingSink(slow = false) {
   const written: string[] = [];
   const closed = new AbortController();
   const sink: StreamSink = {
     closed: closed.signal,
-    message: (message: MessageView) => Promise.resolve(void written.push(`message ${message.subject}`)),
+    message: async (message: MessageView) => {
+      written.push(`message ${message.subject}`);
+      if (slow) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+    },
     deleted: (id: string) => Promise.resolve(void written.push(`deleted ${id}`)),
     expired: () => Promise.resolve(void written.push('expired')),
     ping: () => Promise.resolve(void written.push('ping')),
@@ -94,5 +97,111 @@ describe('LiveMailService.follow timing', () => {
     stream.held.shutdown();
     await stream.following;
     expect(stream.written).toEqual([]);
+  });
+});
+
+describe('LiveMailService: live clients of one inbox share their reads', () => {
+  /**
+   * The memory store behind a counter of listMessagePage calls; each answer is computed when
+   * the read is asked and handed over after a random 0-3 ms, as a store on another thread
+   * would, so reads overlap with deliveries and their events.
+   */
+  function slowCountingStore(store: ReturnType<typeof serviceFixture>['store']) {
+    const counter = { reads: 0 };
+    const listMessagePage: typeof store.listMessagePage = async (...args) => {
+      counter.reads += 1;
+      const answer = await store.listMessagePage(...args);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 4)));
+      return answer;
+    };
+    return { counter, store: Object.assign(Object.create(store) as typeof store, { listMessagePage }) };
+  }
+
+  async function streams(count: number) {
+    const f = serviceFixture();
+    const slow = slowCountingStore(f.store);
+    const events = memoryEvents();
+    const live = new LiveMailService({ store: slow.store, clock: { now: () => f.clock.now() }, inboxes: f.inboxes, events, held: new HeldRequests() });
+    const { session } = await f.newSession();
+    const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
+    const held = new HeldRequests();
+    // Clients of differing speed: their reads fall out of step, as real ones do.
+    const recorders = Array.from({ length: count }, (_, i) => recordingSink(i % 2 === 1));
+    const following = recorders.map((recorder) => live.follow(inbox, undefined, recorder.sink, held.acquire('s', '127.0.0.1')));
+    const deliver = async (subject: string) => {
+      await f.send(`${inbox.username}@tempinbox.test`, subject);
+      events.publish({ type: 'message', inboxId: inbox.id });
+    };
+    const settled = async (expected: string[]) => {
+      // Bounded: a stream that missed a message would only see it at the next ping (10 s).
+      for (let i = 0; i < 200 && !recorders.every((r) => r.written.length >= expected.length); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const close = async () => {
+      for (const recorder of recorders) recorder.close();
+      await Promise.all(following);
+    };
+    return { recorders, deliver, settled, close, counter: slow.counter };
+  }
+
+  it('ten streams woken by one message read the store once between them', async () => {
+    const ten = await streams(10);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = ten.counter.reads;
+    await ten.deliver('one');
+    await ten.settled(['message one']);
+    for (const recorder of ten.recorders) expect(recorder.written).toEqual(['message one']);
+    expect(ten.counter.reads - before).toBe(1);
+    await ten.close();
+  });
+
+  it('while mail keeps arriving during reads, every stream gets every message once, in order', async () => {
+    const five = await streams(5);
+    const subjects = Array.from({ length: 40 }, (_, i) => `m${i}`);
+    for (const subject of subjects) {
+      await five.deliver(subject);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+    }
+    const expected = subjects.map((subject) => `message ${subject}`);
+    await five.settled(expected);
+    for (const recorder of five.recorders) expect(recorder.written).toEqual(expected);
+    await five.close();
+  });
+
+  it('a stream that starts after a message never takes the answer of a read begun before it', async () => {
+    const f = serviceFixture();
+    const events = memoryEvents();
+    // The next read is answered as of the moment it is asked, and handed over when released.
+    let hold: Promise<void> | undefined;
+    const listMessagePage: typeof f.store.listMessagePage = async (...args) => {
+      const answer = await f.store.listMessagePage(...args);
+      if (hold !== undefined) await hold;
+      return answer;
+    };
+    const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
+    const live = new LiveMailService({ store, clock: { now: () => f.clock.now() }, inboxes: f.inboxes, events, held: new HeldRequests() });
+    const { session } = await f.newSession();
+    const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
+    const first = await f.send(`${inbox.username}@tempinbox.test`, 'm0');
+    const held = new HeldRequests();
+    let release = () => undefined as void;
+    hold = new Promise<void>((resolve) => (release = resolve));
+    const a = recordingSink();
+    const followingA = live.follow(inbox, first, a.sink, held.acquire('s', '127.0.0.1'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A's read (after m0) is in flight; m1 is committed and announced; then B starts after m0.
+    await f.send(`${inbox.username}@tempinbox.test`, 'm1');
+    events.publish({ type: 'message', inboxId: inbox.id });
+    hold = undefined;
+    const b = recordingSink();
+    const followingB = live.follow(inbox, first, b.sink, held.acquire('s', '127.0.0.1'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    // Without the mark, B would share A's older read, see nothing, and wait for the next event.
+    for (let i = 0; i < 100 && (a.written.length === 0 || b.written.length === 0); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(b.written).toEqual(['message m1']);
+    expect(a.written).toEqual(['message m1']);
+    a.close();
+    b.close();
+    await Promise.all([followingA, followingB]);
   });
 });

@@ -9,6 +9,7 @@ import type { MailStore } from '../ports/mail-store.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
 import type { Hold, HeldRequests } from './held-requests.js';
 import { assertCheckRequest, type InboxService } from './inbox-service.js';
+import { SharedReads } from './shared-reads.js';
 import { Wakeup } from './wakeup.js';
 
 /** Where an event stream writes; message() resolves once the client has room for more. */
@@ -38,6 +39,9 @@ export interface LiveMailServiceDeps {
  * missed or sent twice whatever the transport does.
  */
 export class LiveMailService {
+  /** The same read asked by several live clients of an inbox at once, done once (shared-reads.ts). */
+  private readonly reads = new SharedReads();
+
   constructor(private readonly deps: LiveMailServiceDeps) {}
 
   /**
@@ -65,8 +69,11 @@ export class LiveMailService {
     const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
     const wakeup = new Wakeup();
     // Subscribed before the first read: a message committed after the read wakes the wait.
+    const { reads } = this;
     const unsubscribe = this.deps.events.subscribe(inbox.id, (event) => {
-      if (event.type !== 'deleted') wakeup.set();
+      if (event.type === 'deleted') return;
+      reads.woke();
+      wakeup.set();
     });
     let hold: Hold | undefined;
     let offShutdown: (() => void) | undefined;
@@ -77,7 +84,8 @@ export class LiveMailService {
       const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
       for (;;) {
         wakeup.reset();
-        const page = await readCheckPage(this.deps.store, inbox.id, request, sizeOf);
+        // Every waiter of the inbox woken by one message asks the same: one read for them all.
+        const page = await reads.read(checkKey(inbox.id, request, sizeOf), reads.mark, () => readCheckPage(this.deps.store, inbox.id, request, sizeOf));
         const left = deadline - clock.now().getTime();
         if (page.messages.length > 0 || left <= 0 || hold?.signal.aborted === true || cancel?.aborted === true) return page;
         if (hold === undefined) {
@@ -113,6 +121,7 @@ export class LiveMailService {
    */
   async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
     const { store, events, clock } = this.deps;
+    const { reads } = this;
     const wakeup = new Wakeup();
     const deletes: string[] = [];
     let overflow = false;
@@ -121,6 +130,7 @@ export class LiveMailService {
         if (deletes.length >= STREAM_MAX_PENDING_DELETES) overflow = true;
         else deletes.push(event.messageId);
       }
+      reads.woke();
       wakeup.set();
     });
     const onStop = () => wakeup.set();
@@ -135,12 +145,13 @@ export class LiveMailService {
       const sent: string[] = [];
       if (sinceId !== undefined) sent.push(sinceId);
       else {
-        const newest = await store.listMessagePage(inboxId, { limit: 1, maxFieldBytes: 0 });
+        const newest = await reads.read(`newest\n${inboxId}`, reads.mark, () => store.listMessagePage(inboxId, { limit: 1, maxFieldBytes: 0 }));
         const id = newest.messages[0]?.id;
         if (id !== undefined) sent.push(id);
       }
       while (!done()) {
         wakeup.reset();
+        const mark = reads.mark;
         for (const id of deletes.splice(0)) {
           const at = sent.indexOf(id);
           // The cursor must name a message still there, or the next read would start over.
@@ -148,12 +159,11 @@ export class LiveMailService {
           await sink.deleted(id);
           pingAt = clock.now().getTime() + STREAM_PING_MS;
         }
-        const page = await store.listMessagePage(inboxId, {
-          sinceId: sent.at(-1),
-          limit: STREAM_READ_BATCH,
-          maxFieldBytes: CHECK_FIELD_BYTES,
-          oldestFirst: true,
-        });
+        const sinceId = sent.at(-1);
+        // Every stream of the inbox woken by one message asks the same: one read for them all.
+        const page = await reads.read(`after\n${inboxId}\n${sinceId ?? ''}`, mark, () =>
+          store.listMessagePage(inboxId, { sinceId, limit: STREAM_READ_BATCH, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
+        );
         for (const message of page.messages) {
           if (done()) return;
           await sink.message(message);
@@ -185,4 +195,20 @@ export class LiveMailService {
       sink.closed.removeEventListener('abort', onStop);
     }
   }
+}
+
+/**
+ * Which waits ask the same check: the same inbox, request and measure. A transport measures
+ * with one function for all its waits (http/handlers/inbox-handlers.ts), so waits of one inbox
+ * share; a different measure is a different question.
+ */
+const measures = new WeakMap<MessageSize, number>();
+let measureCount = 0;
+function checkKey(inboxId: string, request: CheckRequest, sizeOf: MessageSize): string {
+  let measure = measures.get(sizeOf);
+  if (measure === undefined) {
+    measure = (measureCount += 1);
+    measures.set(sizeOf, measure);
+  }
+  return `check\n${inboxId}\n${measure}\n${JSON.stringify(request)}`;
 }

@@ -42,6 +42,8 @@ export function createInboxHandler(deps: HttpDeps) {
 export function checkInboxHandler(deps: HttpDeps) {
   // One per server: the listing JSON of messages polled before (docs/architecture.md "Serialise once").
   const fragments = new ListingJsonCache();
+  // One per server too: the waits of one inbox share their reads and each message's JSON.
+  const writer = checkJsonWriter();
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
     const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
     const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };
@@ -64,7 +66,6 @@ export function checkInboxHandler(deps: HttpDeps) {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
     // A held request has no ETag: it answers when something is new, not when nothing changed.
-    const writer = checkJsonWriter();
     // It counts once against the poll budget (above), however long it waits.
     const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply));
     return reply.type(JSON_TYPE).send(writer.render(page));

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { isId } from '../../domain/ids.js';
+import type { MessageView } from '../../domain/types.js';
 import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
-import { presentMessage } from '../presenters.js';
+import { checkJsonWriter } from '../presenters.js';
 import type { EventsQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { chunkFrame, LAST_CHUNK, writeHeadAndDetach } from '../detach-stream.js';
 import { boundedWriter, SSE_PING, sseEvent } from '../sse-writer.js';
@@ -25,6 +26,8 @@ const discard = () => undefined;
  * node:http its whole exchange; what a held stream costs is in docs/scaling.md "Live mail".
  */
 export function inboxEventsHandler(deps: HttpDeps) {
+  // One per server: the streams of one inbox share their reads and each message's JSON.
+  const { json } = checkJsonWriter();
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: EventsQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
@@ -67,7 +70,7 @@ export function inboxEventsHandler(deps: HttpDeps) {
     const write = socket === undefined ? writeBounded : (text: string) => writeBounded(chunkFrame(text));
     const sink = {
       closed: gone.signal,
-      message: (message: Parameters<typeof presentMessage>[0]) => write(sseEvent('message', JSON.stringify(presentMessage(message)), message.id)),
+      message: (message: MessageView) => write(sseEvent('message', json(message), message.id)),
       deleted: (messageId: string) => write(sseEvent('deleted', JSON.stringify({ id: messageId }))),
       expired: () => write(sseEvent('expired', '{}')),
       ping: () => write(SSE_PING),
