@@ -45,7 +45,14 @@ async function followed() {
   const f = serviceFixture();
   vi.setSystemTime(f.clock.now());
   const events = memoryEvents();
-  const live = new LiveMailService({ store: f.store, clock: { now: () => new Date() }, inboxes: f.inboxes, events, held: new HeldRequests() });
+  // Counts the store's message reads.
+  const reads = { count: 0 };
+  const listMessagePage: typeof f.store.listMessagePage = (...args) => {
+    reads.count += 1;
+    return f.store.listMessagePage(...args);
+  };
+  const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
+  const live = new LiveMailService({ store, clock: { now: () => new Date() }, inboxes: f.inboxes, events, held: new HeldRequests() });
   const { session } = await f.newSession();
   const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
   const recorder = recordingSink();
@@ -57,7 +64,7 @@ async function followed() {
     events.publish({ type: 'message', inboxId: inbox.id });
     await vi.advanceTimersByTimeAsync(0);
   };
-  return { ...recorder, following, deliver, held, expiresAt: inbox.expiresAt.getTime() };
+  return { ...recorder, following, deliver, held, reads, expiresAt: inbox.expiresAt.getTime() };
 }
 
 describe('LiveMailService.follow timing', () => {
@@ -90,6 +97,20 @@ describe('LiveMailService.follow timing', () => {
     await stream.following;
     expect(stream.written.at(-1)).toBe('expired');
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('reads the store only when woken: an idle stream pings without reading', async () => {
+    const stream = await followed();
+    const before = stream.reads.count;
+    await vi.advanceTimersByTimeAsync(5 * STREAM_PING_MS);
+    expect(stream.written).toEqual(['ping', 'ping', 'ping', 'ping', 'ping']);
+    expect(stream.reads.count).toBe(before);
+    // A message still wakes it, and is read once.
+    await stream.deliver('news');
+    expect(stream.written.at(-1)).toBe('message news');
+    expect(stream.reads.count).toBe(before + 1);
+    stream.close();
+    await stream.following;
   });
 
   it('ends at shutdown', async () => {
