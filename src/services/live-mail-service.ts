@@ -145,29 +145,31 @@ export class LiveMailService {
       const sent: string[] = [];
       if (sinceId !== undefined) sent.push(sinceId);
       else {
-        const newest = await reads.read(`newest\n${inboxId}`, reads.mark, () => store.listMessagePage(inboxId, { limit: 1, maxFieldBytes: 0 }));
-        const id = newest.messages[0]?.id;
+        const newest = await reads.read(`newest\n${inboxId}`, reads.mark, () => store.listMessageIds(inboxId, { limit: 1 }));
+        const id = newest.ids[0];
         if (id !== undefined) sent.push(id);
       }
       // Only an event can bring a message: a wait that ran out (a ping or the expiry is due)
       // reads nothing. Before, every idle stream read the store at each ping: 10,000 streams
-      // made 1,000 empty reads a second (docs/scaling.md "Live mail").
-      let woken = true;
+      // made 1,000 empty reads a second (docs/scaling.md "Live mail"). Without `sinceId` the
+      // newest id just read is the cursor, and what arrived since then has woken the stream.
+      // The wake-up flag is only cleared before a read, so no event is ever slept through.
+      let woken = sinceId !== undefined;
       while (!done()) {
-        wakeup.reset();
-        const mark = reads.mark;
-        for (const id of deletes.splice(0)) {
-          const at = sent.indexOf(id);
-          // The cursor must name a message still there, or the next read would start over.
-          if (at !== -1 && sent.length > 1) sent.splice(at, 1);
-          await sink.deleted(id);
-          pingAt = clock.now().getTime() + STREAM_PING_MS;
-        }
         if (woken) {
-          const sinceId = sent.at(-1);
+          wakeup.reset();
+          const mark = reads.mark;
+          for (const id of deletes.splice(0)) {
+            const at = sent.indexOf(id);
+            // The cursor must name a message still there, or the next read would start over.
+            if (at !== -1 && sent.length > 1) sent.splice(at, 1);
+            await sink.deleted(id);
+            pingAt = clock.now().getTime() + STREAM_PING_MS;
+          }
+          const cursor = sent.at(-1);
           // Every stream of the inbox woken by one message asks the same: one read for them all.
-          const page = await reads.read(`after\n${inboxId}\n${sinceId ?? ''}`, mark, () =>
-            store.listMessagePage(inboxId, { sinceId, limit: STREAM_READ_BATCH, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
+          const page = await reads.read(`after\n${inboxId}\n${cursor ?? ''}`, mark, () =>
+            store.listMessagePage(inboxId, { sinceId: cursor, limit: STREAM_READ_BATCH, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
           );
           for (const message of page.messages) {
             if (done()) return;
