@@ -226,3 +226,55 @@ describe('LiveMailService: live clients of one inbox share their reads', () => {
     await Promise.all([followingA, followingB]);
   });
 });
+
+describe('LiveMailService.waitForMail reads', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  async function waiting() {
+    const f = serviceFixture();
+    vi.setSystemTime(f.clock.now());
+    const events = memoryEvents();
+    const counts = { pages: 0, ids: 0 };
+    const listMessagePage: typeof f.store.listMessagePage = (...args) => {
+      counts.pages += 1;
+      return f.store.listMessagePage(...args);
+    };
+    const listMessageIds: typeof f.store.listMessageIds = (...args) => {
+      counts.ids += 1;
+      return f.store.listMessageIds(...args);
+    };
+    const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage, listMessageIds });
+    const live = new LiveMailService({ store, clock: { now: () => new Date() }, inboxes: f.inboxes, events, held: new HeldRequests() });
+    const { session } = await f.newSession();
+    const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
+    const newest = await f.send(`${inbox.username}@tempinbox.test`, 'seen');
+    const wait = (seconds: number) =>
+      live.waitForMail(session, inbox.username, { sinceId: newest, limit: 10 }, seconds, (m) => JSON.stringify(m).length, '127.0.0.1');
+    const deliver = async (subject: string) => {
+      await f.send(`${inbox.username}@tempinbox.test`, subject);
+      events.publish({ type: 'message', inboxId: inbox.id });
+    };
+    return { wait, deliver, counts };
+  }
+
+  it('a wait after the newest message reads only ids until a message wakes it, then one page', async () => {
+    const w = await waiting();
+    const answer = w.wait(30);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(w.counts).toEqual({ pages: 0, ids: 1 });
+    await w.deliver('new');
+    const page = await answer;
+    expect(page.messages.map((m) => m.subject)).toEqual(['new']);
+    expect(w.counts).toEqual({ pages: 1, ids: 1 });
+  });
+
+  it('a wait that runs out answers count 0 without reading again', async () => {
+    const w = await waiting();
+    const answer = w.wait(5);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect((await answer).messages).toEqual([]);
+    expect(w.counts).toEqual({ pages: 0, ids: 1 });
+  });
+});
+

@@ -82,19 +82,32 @@ export class LiveMailService {
     try {
       const { clock } = this.deps;
       const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
-      for (;;) {
+      // The wake-up flag is cleared only here, right before a read: no event is slept through.
+      const read = async (first: boolean): Promise<CheckPage> => {
         wakeup.reset();
+        const mark = reads.mark;
+        // A client that waits again after each answer asks for what came after the newest
+        // message it has: the ids alone (one index read, no body) tell when that is nothing.
+        if (first && request.sinceId !== undefined && (await this.nothingAfter(inbox.id, request))) return { messages: [], hasMore: false };
         // Every waiter of the inbox woken by one message asks the same: one read for them all.
-        const page = await reads.read(checkKey(inbox.id, request, sizeOf), reads.mark, () => readCheckPage(this.deps.store, inbox.id, request, sizeOf));
+        return reads.read(checkKey(inbox.id, request, sizeOf), mark, () => readCheckPage(this.deps.store, inbox.id, request, sizeOf));
+      };
+      let page = await read(true);
+      for (;;) {
         const left = deadline - clock.now().getTime();
         if (page.messages.length > 0 || left <= 0 || hold?.signal.aborted === true || cancel?.aborted === true) return page;
         if (hold === undefined) {
           // Only a request that has to wait takes a slot (rate_limited past the caps).
           hold = this.deps.held.acquire(session.id, clientAddress);
           offShutdown = hold.onShutdown(onAbort);
-          if (hold.signal.aborted) continue;
+          if (hold.signal.aborted) {
+            page = await read(false);
+            continue;
+          }
         }
-        await wakeup.wait(left);
+        // Only an event (or the end of the wait) can change the answer: a wait that ran out
+        // answers the page it has without reading it again.
+        if (await wakeup.wait(left)) page = await read(false);
       }
     } finally {
       unsubscribe();
@@ -102,6 +115,12 @@ export class LiveMailService {
       offShutdown?.();
       hold?.release();
     }
+  }
+
+  /** True when no message of the inbox after `request.sinceId` matches the request's filter. */
+  private async nothingAfter(inboxId: string, request: CheckRequest): Promise<boolean> {
+    const { ids } = await this.deps.store.listMessageIds(inboxId, { sinceId: request.sinceId, limit: 1, filter: request.filter });
+    return ids.length === 0;
   }
 
   /** The session's active inbox for a stream, and a held slot for it (rate_limited past the caps). */
