@@ -10,10 +10,10 @@ import type { Socket } from 'node:net';
  * node:http keeps, for every connection with a response in progress, its parser (native
  * memory and a pooled JS object), the request and response objects, their stream states,
  * the rendered header string and the listeners it put on the socket: measured on Node 24,
- * 17.5 KiB of RSS per held connection against 8 KiB once detached and 3.3 KiB for a bare
- * socket (/tmp-free probe in docs/scaling.md). node:http itself lets go of a connection this
- * way when it hands it to an `upgrade` listener; there is no public call for doing so
- * mid-response, so this uses the same steps: take the socket from the response, remove the
+ * 17.3 KiB of RSS per held connection against 5.7 KiB once detached and 2.5 KiB for a bare
+ * socket (bench/held-connection-cost.ts, 10,000 connections). node:http itself lets go of a
+ * connection this way when it hands it to an `upgrade` listener; there is no public call for
+ * doing so mid-response, so this uses the same steps: take the socket from the response, remove the
  * server's listeners from it, and give the parser back with `freeParser` from the legacy
  * `_http_common` module (present on Node 22 and 24; a test fails the day it goes, and without
  * it streams simply stay on node:http).

@@ -47,7 +47,8 @@ export class LiveMailService {
   /**
    * GET /api/check?wait=N: the check answer; when it is empty and `waitSeconds` > 0, held
    * (one slot of HeldRequests) until a matching message is committed, the time is up, the
-   * inbox expires or the node stops, then read again.
+   * inbox expires or the node stops. Woken by a message or the stop, it reads again; a wait
+   * that ran out answers the empty page it has (only an event brings a message).
    */
   async waitForMail(
     session: Session,
