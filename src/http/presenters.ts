@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Inbox, InboxWithCount, MessageDetail, MessageView } from '../domain/types.js';
-import type { CheckListing, CheckPage } from '../services/check-page.js';
+import type { CheckListing, CheckPage, FragmentSource } from '../services/check-page.js';
 import type { CheckResponse, InboxResponse, Message, MessageDetailResponse } from './schemas/inbox-schemas.js';
 
 /** Lifetime in whole seconds (contract: ttl = expires_at − created_at). */
@@ -48,13 +48,18 @@ export function presentMessage(message: MessageView): Static<typeof Message> {
  * answer. Native JSON.stringify, once per message: the schema serialiser escapes long strings
  * in a JS loop, ~10 times slower on 256 KiB bodies.
  *
- * One writer serves a whole route: it remembers the JSON of each message object it was given
- * for as long as that object lives (a WeakMap), so the waits and streams of one inbox that
- * share a read (services/shared-reads.ts) serialise each message once between them.
+ * With a FragmentSource (a ListingJsonCache: one per route, a bounded map by message id) the
+ * JSON of each message is kept there, so the waits and streams of one inbox that share a
+ * read (services/shared-reads.ts) serialise each message once between them. Without one, the
+ * writer remembers it for its own answer only (a WeakMap that dies with the request): a
+ * WeakMap kept for a whole route (every message listed became an ephemeron of one old-space
+ * table) coincided with long-polls waiting 0.5-1.2 s in 4 of 10 quick benchmark runs, against
+ * none in 8 runs without it and none in 4 with the fragments (docs/benchmarks.md).
  */
-export function checkJsonWriter() {
+export function checkJsonWriter(source?: FragmentSource) {
   const written = new WeakMap<MessageView, string>();
   const json = (message: MessageView): string => {
+    if (source !== undefined) return (source.cached(message.id) ?? source.build(message)).text;
     let text = written.get(message);
     if (text === undefined) {
       text = JSON.stringify(presentMessage(message));

@@ -42,8 +42,9 @@ export function createInboxHandler(deps: HttpDeps) {
 export function checkInboxHandler(deps: HttpDeps) {
   // One per server: the listing JSON of messages polled before (docs/architecture.md "Serialise once").
   const fragments = new ListingJsonCache();
-  // One per server too: the waits of one inbox share their reads and each message's JSON.
-  const writer = checkJsonWriter();
+  // One per server too, over the same fragments: the waits of one inbox share their reads and
+  // each message's JSON.
+  const writer = checkJsonWriter(fragments);
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
     const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
     const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };

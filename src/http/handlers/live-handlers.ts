@@ -3,6 +3,7 @@ import { AppError } from '../../domain/errors.js';
 import { isId } from '../../domain/ids.js';
 import type { MessageView } from '../../domain/types.js';
 import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
+import { ListingJsonCache } from '../listing-json-cache.js';
 import { checkJsonWriter } from '../presenters.js';
 import type { EventsQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { chunkFrame, LAST_CHUNK, writeHeadAndDetach } from '../detach-stream.js';
@@ -26,8 +27,9 @@ const discard = () => undefined;
  * node:http its whole exchange; what a held stream costs is in docs/scaling.md "Live mail".
  */
 export function inboxEventsHandler(deps: HttpDeps) {
-  // One per server: the streams of one inbox share their reads and each message's JSON.
-  const { json } = checkJsonWriter();
+  // One per server: the streams of one inbox share their reads and each message's JSON
+  // (kept by id, bounded: docs/architecture.md "Serialise once").
+  const { json } = checkJsonWriter(new ListingJsonCache());
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: EventsQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
