@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from './bench-options.js';
-import { HOLD_MS, measureLive, type LiveNode, type LiveResult } from './live-measure.js';
+import { HOLD_MS, measureLive, RSS_SAMPLE_MS, type LiveNode, type LiveResult } from './live-measure.js';
 import { createScratchDatabase } from './postgres-bench-db.js';
 import type { ResultRow } from './result-table.js';
 import { startService, type ServiceProcess } from './service-process.js';
@@ -74,7 +74,7 @@ function oneNodeRows(label: string, result: LiveResult, clients: number): Result
       label: `server RSS, ${label}, highest while sending ${RATE} msg/s`,
       value: result.rssSendPeak,
       unit: 'MB',
-      detail: `sampled every 0.2 s from the first message to the last event`,
+      detail: `sampled every ${RSS_SAMPLE_MS / 1000} s from the first message to the last event`,
       target: `< ${RSS_TARGET_MB} MB`,
       met: result.rssSendPeak < RSS_TARGET_MB && result.clientFailures === 0,
     },

@@ -17,7 +17,7 @@ const SETTLED_CPU_SHARE = 0.05;
 /** Longest wait for the server to take in every client. */
 const SETTLE_LIMIT_MS = 120_000;
 /** How often the server's RSS is sampled while the clients are open. */
-const RSS_SAMPLE_MS = 200;
+export const RSS_SAMPLE_MS = 200;
 /** Time after the last 250 for the last events to arrive before counting. */
 const TAIL_MS = 2000;
 /**

@@ -28,7 +28,7 @@ import { Script } from 'node:vm';
  * does reads "busy"): 30 s is the period the public report on this bug showed to keep the
  * reducer working across bursts, and the one measured here.
  */
-export const MEMORY_REDUCER_NUDGE_MS = 30_000;
+const MEMORY_REDUCER_NUDGE_MS = 30_000;
 
 /** The smallest script there is: compiling it is all the nudge needs (it never runs). */
 const NUDGE_SOURCE = '0';
@@ -40,12 +40,10 @@ function nudge(): void {
 
 /**
  * Starts the nudge for this thread's isolate (the service's main thread holds the connections
- * and nearly all of the heap). The timer is unref'd: it never keeps the process alive.
- * Returns the function that stops it.
+ * and nearly all of the heap), for the life of the process: the timer is unref'd, so it never
+ * keeps the process alive.
  */
-export function keepMemoryReducerAwake(intervalMs: number = MEMORY_REDUCER_NUDGE_MS): () => void {
+export function keepMemoryReducerAwake(): void {
   nudge();
-  const timer = setInterval(nudge, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  setInterval(nudge, MEMORY_REDUCER_NUDGE_MS).unref();
 }

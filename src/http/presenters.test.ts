@@ -23,7 +23,7 @@ const message = (id: string, text: string): MessageView => ({
 
 describe('checkJsonWriter', () => {
   it('renders exactly the JSON of presentCheck, and measures each message in bytes', () => {
-    const writer = checkJsonWriter();
+    const writer = checkJsonWriter(new ListingJsonCache());
     const messages = [message('m2', 'zwei 🎉\n\u0001'), message('m1', '')];
     const page = { messages, hasMore: true };
     expect(JSON.parse(writer.render(page))).toEqual(presentCheck(page));

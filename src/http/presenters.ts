@@ -44,36 +44,26 @@ export function presentMessage(message: MessageView): Static<typeof Message> {
 
 /**
  * The check answer serialised as it is measured: each listed message is turned into JSON once
- * (`measure`, the byte budget's measure), and `render` joins those same strings into the
- * answer. Native JSON.stringify, once per message: the schema serialiser escapes long strings
- * in a JS loop, ~10 times slower on 256 KiB bodies.
+ * (`measure`, the byte budget's measure, reads the bytes counted then), and `render` joins those
+ * same strings into the answer. Native JSON.stringify, once per message: the schema serialiser
+ * escapes long strings in a JS loop, ~10 times slower on 256 KiB bodies.
  *
- * With a FragmentSource (a ListingJsonCache: one per route, a bounded map by message id) the
- * JSON of each message is kept there, so the waits and streams of one inbox that share a
- * read (services/shared-reads.ts) serialise each message once between them. Without one, the
- * writer remembers it for its own answer only (a WeakMap that dies with the request): a
- * WeakMap kept for a whole route (every message listed became an ephemeron of one old-space
- * table) coincided with long-polls waiting 0.5-1.2 s in 4 of 10 quick benchmark runs, against
- * none in 8 runs without it and none in 4 with the fragments (docs/benchmarks.md).
+ * The JSON of each message is kept in `source` (a ListingJsonCache: one per route, a bounded
+ * map by message id), so the waits and streams of one inbox that share a read
+ * (services/shared-reads.ts) serialise each message once between them. A WeakMap kept for a
+ * whole route instead (every message listed became an ephemeron of one old-space table)
+ * coincided with long-polls waiting 0.5-1.2 s in 4 of 10 quick benchmark runs, against none in
+ * 8 runs without it and none in 4 with the fragments (docs/benchmarks.md).
  */
-export function checkJsonWriter(source?: FragmentSource) {
-  const written = new WeakMap<MessageView, string>();
-  const json = (message: MessageView): string => {
-    if (source !== undefined) return (source.cached(message.id) ?? source.build(message)).text;
-    let text = written.get(message);
-    if (text === undefined) {
-      text = JSON.stringify(presentMessage(message));
-      written.set(message, text);
-    }
-    return text;
-  };
+export function checkJsonWriter(source: FragmentSource) {
+  const fragment = (message: MessageView) => source.cached(message.id) ?? source.build(message);
   return {
     /** The message as listed, in JSON. */
-    json,
+    json: (message: MessageView): string => fragment(message).text,
     /** Bytes of the message in the answer. */
-    measure: (message: MessageView): number => Buffer.byteLength(json(message), 'utf8'),
+    measure: (message: MessageView): number => fragment(message).bytes,
     /** The whole answer, the same JSON as presentCheck(page). */
-    render: (page: CheckPage): string => checkAnswerJson(page.messages.map(json), page.hasMore),
+    render: (page: CheckPage): string => checkAnswerJson(page.messages.map((message) => fragment(message).text), page.hasMore),
   };
 }
 
