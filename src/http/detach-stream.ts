@@ -73,6 +73,17 @@ export async function writeHeadAndDetach(request: IncomingMessage, response: Ser
   // `chunkedEncoding`: node:http chose chunked framing (HTTP/1.1, no Content-Length); an
   // HTTP/1.0 client gets a close-delimited body, which node:http keeps writing for us.
   if (!detachable || !response.chunkedEncoding) return undefined;
+  return detachSocket(request, response);
+}
+
+/**
+ * Takes the connection of a request out of node:http (the steps above, without writing
+ * anything): resolves to the socket, flowing and without listeners, or to `undefined` when it
+ * cannot be done (a socket already gone, a Node without freeParser): then node:http keeps the
+ * exchange and `response` answers as usual. The caller owns the socket from then on.
+ */
+export async function detachSocket(request: IncomingMessage, response: ServerResponse): Promise<Socket | undefined> {
+  if (freeParser === undefined) return undefined;
   // node:http may still be inside the parser call that emitted this request: when that call
   // completes the message it files the connection as idle again, after we let go of it (seen
   // on Node 22, where closeAllConnections() then met a connection without a socket). Its own
@@ -80,10 +91,10 @@ export async function writeHeadAndDetach(request: IncomingMessage, response: Ser
   await new Promise<void>((resolve) => setImmediate(resolve));
   const socket = response.socket;
   const parser = (socket as (Socket & { parser?: unknown }) | null)?.parser;
-  if (socket === null || socket.destroyed || parser === null || parser === undefined || freeParser === undefined) return undefined;
+  if (socket === null || socket.destroyed || parser === null || parser === undefined) return undefined;
   response.detachSocket(socket);
   for (const event of HTTP_SOCKET_EVENTS) socket.removeAllListeners(event);
-  // node:http's idle timeout is off for a held stream; our pings and drain timeout bound it.
+  // node:http's idle timeout is off for a held exchange; its owner bounds it.
   socket.setTimeout(0);
   freeParser(parser, request, socket);
   socket.resume();

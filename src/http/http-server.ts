@@ -1,11 +1,10 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import { AppError, ERROR_MESSAGES, type ErrorCode } from '../domain/errors.js';
+import { AppError } from '../domain/errors.js';
 import { API_PER_ADDRESS } from '../domain/fair-use.js';
-import { StoreFullError, StoreUnavailableError } from '../ports/mail-store.js';
-import { HTTP_STATUS } from './error-map.js';
+import { errorAnswer, logAppError } from './error-map.js';
 import { setRateHeaders, type HttpDeps } from './http-deps.js';
 import { registerRoutes } from './routes.js';
 import { ErrorResponse } from './schemas/common.js';
@@ -92,11 +91,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   }
 
   app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
-    else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
-    else if (appError.code === 'storage_full') request.log.warn({ err: error }, 'database disk full');
-    sendError(reply, appError);
+    sendError(reply, logAppError(request.log, error));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -131,50 +126,6 @@ export function routePattern(url: string): RegExp {
 
 /** Writes the contract's error shape with the mapped status (and Retry-After for 429). */
 function sendError(reply: FastifyReply, error: AppError): void {
-  const status = HTTP_STATUS[error.code];
-  if (error.retryAfterSeconds !== undefined) {
-    // The headers describe the exhausted budget, replacing any set earlier for another one.
-    reply.header('Retry-After', String(error.retryAfterSeconds));
-    if (error.rateLimit !== undefined) reply.header('RateLimit-Limit', String(error.rateLimit));
-    reply.header('RateLimit-Remaining', '0');
-    reply.header('RateLimit-Reset', String(error.retryAfterSeconds));
-  }
-  reply.header('Cache-Control', 'no-store');
-  void reply.code(status).type('application/json; charset=utf-8').send({
-    success: false,
-    error: { code: error.code, message: error.message },
-  });
+  const { status, headers, body } = errorAnswer(error);
+  void reply.code(status).headers(headers).send(body);
 }
-
-/** Fastify's own client-error codes and what they mean in the catalog. */
-const FASTIFY_CODES: Record<string, ErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_request',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
-  FST_ERR_VALIDATION: 'invalid_request',
-};
-
-/** Any thrown value → a catalog error; only a genuine bug becomes internal_error (500). */
-export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (error instanceof StoreUnavailableError) return new AppError('unavailable', undefined, { cause: error });
-  if (error instanceof StoreFullError) return new AppError('storage_full', undefined, { cause: error });
-  // StoreFailureError (a failing query: our bug) falls through to internal_error below.
-  const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
-  if (fastifyError.validation !== undefined) {
-    return new AppError('invalid_request', `Invalid request: ${fastifyError.message ?? 'validation failed'}.`);
-  }
-  const mapped = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
-  if (mapped !== undefined) {
-    const message = mapped === 'payload_too_large' ? ERROR_MESSAGES.payload_too_large : `Invalid request: ${fastifyError.message}.`;
-    return new AppError(mapped, message);
-  }
-  // JSON.parse errors and other client errors Fastify raises with a 4xx status.
-  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError(fastifyError.statusCode === 413 ? 'payload_too_large' : 'invalid_request');
-  }
-  return new AppError('internal_error', undefined, { cause: error });
-}
-

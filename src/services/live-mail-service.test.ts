@@ -249,8 +249,8 @@ describe('LiveMailService.waitForMail reads', () => {
     const { session } = await f.newSession();
     const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
     const newest = await f.send(`${inbox.username}@tempinbox.test`, 'seen');
-    const wait = (seconds: number) =>
-      live.waitForMail(session, inbox.username, { sinceId: newest, limit: 10 }, seconds, (m) => JSON.stringify(m).length, '127.0.0.1');
+    const wait = (seconds: number, onHold?: () => Promise<void>) =>
+      live.waitForMail(session, inbox.username, { sinceId: newest, limit: 10 }, seconds, (m) => JSON.stringify(m).length, '127.0.0.1', { onHold });
     const deliver = async (subject: string) => {
       await f.send(`${inbox.username}@tempinbox.test`, subject);
       events.publish({ type: 'message', inboxId: inbox.id });
@@ -276,5 +276,22 @@ describe('LiveMailService.waitForMail reads', () => {
     expect((await answer).messages).toEqual([]);
     expect(w.counts).toEqual({ pages: 0, ids: 1 });
   });
-});
 
+  it('tells the transport once, and only when the request is held; a message during that call is not slept through', async () => {
+    const w = await waiting();
+    const holds: string[] = [];
+    // Answered at once (a message newer than `since` is there): never held.
+    await w.deliver('first');
+    await w.wait(30, async () => void holds.push('held'));
+    expect(holds).toEqual([]);
+    // Held: the transport's call comes once; a message committed while it runs answers the wait.
+    const w2 = await waiting();
+    const answer = w2.wait(30, async () => {
+      holds.push('held');
+      await w2.deliver('during the hold');
+    });
+    const page = await answer;
+    expect(holds).toEqual(['held']);
+    expect(page.messages.map((m) => m.subject)).toEqual(['during the hold']);
+  });
+});

@@ -23,6 +23,14 @@ export interface StreamSink {
   readonly closed: AbortSignal;
 }
 
+/** How the transport takes part in a wait (LiveMailService.waitForMail). */
+export interface WaitOptions {
+  /** Aborted when the client went away: the wait ends at once. */
+  cancel?: AbortSignal;
+  /** Called once, when the request is about to be held (its answer is not there yet). */
+  onHold?: () => Promise<void>;
+}
+
 /** Dependencies of the live-mail use cases. */
 export interface LiveMailServiceDeps {
   store: MailStore;
@@ -57,7 +65,7 @@ export class LiveMailService {
     waitSeconds: number,
     sizeOf: MessageSize,
     clientAddress: string,
-    cancel?: AbortSignal,
+    { cancel, onHold }: WaitOptions = {},
   ): Promise<CheckPage> {
     if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
       throw new AppError('invalid_request', `wait must be an integer from 0 to ${MAX_WAIT_SECONDS}.`);
@@ -101,6 +109,9 @@ export class LiveMailService {
           // Only a request that has to wait takes a slot (rate_limited past the caps).
           hold = this.deps.held.acquire(session.id, clientAddress);
           offShutdown = hold.onShutdown(onAbort);
+          // The transport makes the request cheap to hold (http/held-exchange.ts); an event
+          // that comes meanwhile has set the wake-up, which the wait below then sees.
+          await onHold?.();
           if (hold.signal.aborted) {
             page = await read(false);
             continue;

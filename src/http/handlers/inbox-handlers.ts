@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
 import { admitSession, consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
@@ -6,6 +6,9 @@ import { ifNoneMatchHits } from '../../domain/check-etag.js';
 import { ListingJsonCache } from '../listing-json-cache.js';
 import { checkJsonWriter, presentInbox, presentInboxSummary, renderCheckListing } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
+import type { CheckPage } from '../../services/check-page.js';
+import { HeldExchange } from '../held-exchange.js';
+import { errorAnswer, logAppError } from '../error-map.js';
 import { readSessionToken, setSessionCookie } from '../session-cookie.js';
 
 /** The content type of answers the handlers serialise themselves. */
@@ -38,6 +41,9 @@ export function createInboxHandler(deps: HttpDeps) {
   };
 }
 
+/** The route pattern metrics count checks under. */
+export const CHECK_ROUTE = '/api/check/:username';
+
 /** GET /api/check/:username */
 export function checkInboxHandler(deps: HttpDeps) {
   // One per server: the listing JSON of messages polled before (docs/architecture.md "Serialise once").
@@ -67,19 +73,34 @@ export function checkInboxHandler(deps: HttpDeps) {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
     // A held request has no ETag: it answers when something is new, not when nothing changed.
-    // It counts once against the poll budget (above), however long it waits.
-    const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, clientGone(reply));
-    return reply.type(JSON_TYPE).send(writer.render(page));
+    // It counts once against the poll budget (above), however long it waits. While it waits
+    // its connection is out of node:http (held-exchange.ts), and the answer is written there.
+    const exchange = new HeldExchange(request, reply, CHECK_ROUTE, deps.reportResponse);
+    const answer = deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, {
+      cancel: exchange.gone,
+      onHold: () => exchange.detach(),
+    });
+    if (await exchange.settle(answer)) {
+      answerWhenSettled(exchange, answer, writer.render, request.log);
+      return;
+    }
+    return reply.type(JSON_TYPE).send(writer.render(await answer));
   };
 }
 
-/** Aborted when the client closes the connection before its answer: a held wait stops at once. */
-function clientGone(reply: FastifyReply): AbortSignal {
-  const gone = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) gone.abort();
-  });
-  return gone.signal;
+/**
+ * Writes the answer of a wait whose connection left node:http (HeldExchange) once it is
+ * there. Its own function: a closure of the handler would keep the request and reply alive
+ * for the whole wait.
+ */
+function answerWhenSettled(exchange: HeldExchange, answer: Promise<CheckPage>, render: (page: CheckPage) => string, log: FastifyBaseLogger): void {
+  answer.then(
+    (page) => exchange.answer(200, { 'Content-Type': JSON_TYPE }, render(page)),
+    (error: unknown) => {
+      const { status, headers, body } = errorAnswer(logAppError(log, error));
+      exchange.answer(status, headers, body);
+    },
+  ).catch((error: unknown) => log.error({ err: error }, 'held wait: answer failed'));
 }
 
 /** DELETE /api/inbox/:username */
