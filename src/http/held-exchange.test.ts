@@ -12,8 +12,8 @@ interface Held {
  * A Fastify server whose /held route detaches and waits until the test answers it (as the
  * check handler does with a wait), and whose /plain route answers at once.
  */
-async function serve(): Promise<{ app: FastifyInstance; port: number; held: Held[]; reports: unknown[][] }> {
-  const app = Fastify();
+async function serve(keepAliveTimeout?: number): Promise<{ app: FastifyInstance; port: number; held: Held[]; reports: unknown[][] }> {
+  const app = Fastify({ keepAliveTimeout });
   const held: Held[] = [];
   const reports: unknown[][] = [];
   app.addHook('onRequest', async (_request, reply) => {
@@ -81,6 +81,19 @@ describe('HeldExchange', () => {
     held[1]?.exchange.answer(200, {}, 'again');
     await until(() => client.received().endsWith('again'), 'the third answer');
     client.socket.destroy();
+  });
+
+  it('closes a handed-back connection that stays idle past the keep-alive timeout, as node:http does', async () => {
+    const { app, port, held } = await serve(300);
+    apps.push(app);
+    const client = rawClient(port);
+    client.socket.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => held.length === 1, 'the detach');
+    held[0]?.exchange.answer(200, {}, 'ok');
+    const started = Date.now();
+    await client.closed;
+    expect(client.received()).toContain('connection: keep-alive\r\n');
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('closes after the answer when the client sent bytes while it waited (a pipelined request is not answered)', async () => {

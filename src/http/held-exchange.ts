@@ -156,6 +156,10 @@ export class HeldExchange {
       // node:http takes the connection as a new one: a parser from its pool, its listeners and
       // timeouts; the next request is read from here.
       server.emit('connection', socket);
+      // And the idle bound node:http puts on a connection after each answer (it would
+      // otherwise wait for a next request forever). Activity resets it; the longest quiet
+      // request, a wait that stays on node:http (HEAD, at most MAX_WAIT_SECONDS), is shorter.
+      if (server.keepAliveTimeout > 0) socket.setTimeout(server.keepAliveTimeout);
     } else socket.end();
   }
 }
