@@ -21,7 +21,7 @@ export const SSE_PING = ': ping\n\n';
  * reconnects with Last-Event-ID and misses nothing.
  */
 export function boundedWriter(body: Writable, onDrop: (reason: string) => void) {
-  return async (chunk: string): Promise<void> => {
+  return async (chunk: string | Uint8Array): Promise<void> => {
     if (body.destroyed || body.writableEnded) return;
     const room = body.write(chunk);
     if (body.writableLength > STREAM_MAX_BUFFERED_BYTES) {

@@ -8,6 +8,7 @@ import { checkJsonWriter } from '../presenters.js';
 import type { EventsQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { chunkFrame, LAST_CHUNK, writeHeadAndDetach } from '../detach-stream.js';
 import { boundedWriter, SSE_PING, sseEvent } from '../sse-writer.js';
+import { EventFrames, PING_FRAME } from '../event-frames.js';
 
 /** The route pattern metrics count event streams under. */
 export const EVENTS_ROUTE = '/api/inbox/:username/events';
@@ -30,6 +31,8 @@ export function inboxEventsHandler(deps: HttpDeps) {
   // One per server: the streams of one inbox share their reads and each message's JSON
   // (kept by id, bounded: docs/architecture.md "Serialise once").
   const { json } = checkJsonWriter(new ListingJsonCache());
+  // …and each message's bytes on a detached stream's wire (event-frames.ts).
+  const frames = new EventFrames(json);
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: EventsQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
@@ -70,12 +73,13 @@ export function inboxEventsHandler(deps: HttpDeps) {
     }
     const writeBounded = boundedWriter(body, drop);
     const write = socket === undefined ? writeBounded : (text: string) => writeBounded(chunkFrame(text));
+    // A detached stream writes the bytes every stream shares: a message's frame, the ping.
     const sink = {
       closed: gone.signal,
-      message: (message: MessageView) => write(sseEvent('message', json(message), message.id)),
+      message: (message: MessageView) => (socket === undefined ? write(sseEvent('message', json(message), message.id)) : writeBounded(frames.message(message))),
       deleted: (messageId: string) => write(sseEvent('deleted', JSON.stringify({ id: messageId }))),
       expired: () => write(sseEvent('expired', '{}')),
-      ping: () => write(SSE_PING),
+      ping: () => (socket === undefined ? write(SSE_PING) : writeBounded(PING_FRAME)),
     };
     // The first bytes go out at once, so the client knows the stream is open.
     void write(': open\n\n');
