@@ -18,6 +18,13 @@ export const HELD_PER_NODE = 20_000;
 /** A `: ping` comment this often: under the 15 s the stream promises, with room for a busy loop. */
 export const STREAM_PING_MS = 10_000;
 
+/**
+ * How often the node's one ping sweep looks at its streams (services/stream-pinger.ts): a
+ * ping then goes out 10 to 11 s after a stream's last write, under the 15 s promised. A sweep
+ * visits every open stream (at most HELD_PER_NODE; 10,000 take well under a millisecond).
+ */
+export const STREAM_PING_SWEEP_MS = 1_000;
+
 /** Messages one stream reads per store query while catching up (one check page's worth). */
 export const STREAM_READ_BATCH = 100;
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
-import { MAX_TIMER_MS, MAX_WAIT_SECONDS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_PING_MS, STREAM_READ_BATCH } from '../domain/live-limits.js';
+import { MAX_TIMER_MS, MAX_WAIT_SECONDS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
 import { isInboxActive } from '../domain/plan.js';
 import type { Inbox, MessageView, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
@@ -10,6 +10,7 @@ import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } fr
 import type { Hold, HeldRequests } from './held-requests.js';
 import { assertCheckRequest, type InboxService } from './inbox-service.js';
 import { SharedReads } from './shared-reads.js';
+import { StreamPinger } from './stream-pinger.js';
 import { Wakeup } from './wakeup.js';
 
 /** Where an event stream writes; message() resolves once the client has room for more. */
@@ -17,7 +18,7 @@ export interface StreamSink {
   message(message: MessageView): Promise<void>;
   deleted(messageId: string): Promise<void>;
   expired(): Promise<void>;
-  /** A keep-alive for proxies: called when nothing was written for STREAM_PING_MS. */
+  /** A keep-alive for proxies: called when nothing was written for STREAM_PING_MS (stream-pinger.ts). */
   ping(): Promise<void>;
   /** Aborted when the client went away (or was dropped); the stream then stops. */
   readonly closed: AbortSignal;
@@ -49,8 +50,13 @@ export interface LiveMailServiceDeps {
 export class LiveMailService {
   /** The same read asked by several live clients of an inbox at once, done once (shared-reads.ts). */
   private readonly reads = new SharedReads();
+  /** Every stream's pings, from one timer (stream-pinger.ts). */
+  private readonly pinger: StreamPinger;
 
-  constructor(private readonly deps: LiveMailServiceDeps) {}
+  constructor(private readonly deps: LiveMailServiceDeps) {
+    // A ping that fails has nothing to tell: its stream ends by its own close.
+    this.pinger = new StreamPinger(deps.clock, () => undefined);
+  }
 
   /**
    * GET /api/check?wait=N: the check answer; when it is empty and `waitSeconds` > 0, held
@@ -145,10 +151,10 @@ export class LiveMailService {
   /**
    * Follows an inbox until the client leaves, the inbox expires (or is gone) or the node
    * stops: first every message after `sinceId` (oldest first), then each new one, each once;
-   * `sink.ping()` when nothing was written for STREAM_PING_MS.
+   * `sink.ping()` when nothing was written for STREAM_PING_MS (the node's one ping sweep).
    * Without `sinceId` only messages that arrive from now on. One timer per stream, the
-   * wake-up's, bounded by the next ping and the expiry (a held stream's memory is the
-   * node's capacity: docs/scaling.md "Live mail").
+   * wake-up's, bounded by the expiry (a held stream's memory is the node's capacity:
+   * docs/scaling.md "Live mail").
    */
   async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
     const { store, events, clock } = this.deps;
@@ -169,7 +175,8 @@ export class LiveMailService {
     sink.closed.addEventListener('abort', onStop);
     const inboxId = inbox.id;
     let expiresAt = inbox.expiresAt.getTime();
-    let pingAt = clock.now().getTime() + STREAM_PING_MS;
+    const pinged = { lastWriteAt: clock.now().getTime(), ping: () => sink.ping() };
+    const offPing = this.pinger.add(pinged);
     const done = () => stop.signal.aborted || sink.closed.aborted || overflow;
     try {
       // Recently sent ids, newest last: the cursor, and where to go on when it is deleted.
@@ -180,9 +187,10 @@ export class LiveMailService {
         const id = newest.ids[0];
         if (id !== undefined) sent.push(id);
       }
-      // Only an event can bring a message: a wait that ran out (a ping or the expiry is due)
-      // reads nothing. Before, every idle stream read the store at each ping: 10,000 streams
-      // made 1,000 empty reads a second (docs/scaling.md "Live mail"). Without `sinceId` the
+      // Only an event can bring a message: a wait that ran out (the expiry is due) reads
+      // nothing, and pings come from the node's sweep without waking this loop. Before, every
+      // idle stream read the store at each ping: 10,000 streams made 1,000 empty reads a
+      // second (docs/scaling.md "Live mail"). Without `sinceId` the
       // newest id just read is the cursor, and what arrived since then has woken the stream.
       // The wake-up flag is only cleared before a read, so no event is ever slept through.
       let woken = sinceId !== undefined;
@@ -195,7 +203,7 @@ export class LiveMailService {
             // The cursor must name a message still there, or the next read would start over.
             if (at !== -1 && sent.length > 1) sent.splice(at, 1);
             await sink.deleted(id);
-            pingAt = clock.now().getTime() + STREAM_PING_MS;
+            pinged.lastWriteAt = clock.now().getTime();
           }
           const cursor = sent.at(-1);
           // Every stream of the inbox woken by one message asks the same: one read for them all.
@@ -205,7 +213,7 @@ export class LiveMailService {
           for (const message of page.messages) {
             if (done()) return;
             await sink.message(message);
-            pingAt = clock.now().getTime() + STREAM_PING_MS;
+            pinged.lastWriteAt = clock.now().getTime();
             sent.push(message.id);
             if (sent.length > STREAM_CURSOR_FALLBACKS) sent.shift();
           }
@@ -220,15 +228,12 @@ export class LiveMailService {
           }
           expiresAt = current.expiresAt.getTime();
         }
-        if (clock.now().getTime() >= pingAt) {
-          await sink.ping();
-          pingAt = clock.now().getTime() + STREAM_PING_MS;
-        }
         if (done()) return;
         // Past MAX_TIMER_MS (an expiry ~24.8 days away) the wait ends early and is armed again.
-        woken = await wakeup.wait(Math.min(MAX_TIMER_MS, Math.max(0, Math.min(expiresAt, pingAt) - clock.now().getTime())));
+        woken = await wakeup.wait(Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - clock.now().getTime())));
       }
     } finally {
+      offPing();
       unsubscribe();
       offShutdown();
       sink.closed.removeEventListener('abort', onStop);
