@@ -14,38 +14,36 @@ export function sseEvent(event: string, data: string, id?: string): string {
 export const SSE_PING = ': ping\n\n';
 
 /**
- * Writes events to a stream's response with a bound on what waits for a slow client:
- * write() resolves when the response has room again; a client that leaves more than
+ * Writes one event to a stream's response with a bound on what waits for a slow client:
+ * it resolves when the response has room again; a client that leaves more than
  * STREAM_MAX_BUFFERED_BYTES queued (`writableLength`: the response's buffer and its
  * socket's), or takes none of it for STREAM_DRAIN_TIMEOUT_MS, is dropped (`onDrop`): it
  * reconnects with Last-Event-ID and misses nothing.
  */
-export function boundedWriter(body: Writable, onDrop: (reason: string) => void) {
-  return async (chunk: string | Uint8Array): Promise<void> => {
-    if (body.destroyed || body.writableEnded) return;
-    const room = body.write(chunk);
-    if (body.writableLength > STREAM_MAX_BUFFERED_BYTES) {
-      onDrop('send buffer full');
-      return;
-    }
-    if (room) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        cleanup();
-        onDrop('client too slow');
-        resolve();
-      }, STREAM_DRAIN_TIMEOUT_MS);
-      const done = () => {
-        cleanup();
-        resolve();
-      };
-      const cleanup = () => {
-        clearTimeout(timer);
-        body.off('drain', done);
-        body.off('close', done);
-      };
-      body.on('drain', done);
-      body.on('close', done);
-    });
-  };
+export async function writeBounded(body: Writable, chunk: string | Uint8Array, onDrop: (reason: string) => void): Promise<void> {
+  if (body.destroyed || body.writableEnded) return;
+  const room = body.write(chunk);
+  if (body.writableLength > STREAM_MAX_BUFFERED_BYTES) {
+    onDrop('send buffer full');
+    return;
+  }
+  if (room) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      onDrop('client too slow');
+      resolve();
+    }, STREAM_DRAIN_TIMEOUT_MS);
+    const done = () => {
+      cleanup();
+      resolve();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      body.off('drain', done);
+      body.off('close', done);
+    };
+    body.on('drain', done);
+    body.on('close', done);
+  });
 }

@@ -50,28 +50,32 @@ export class HeldRequests {
     bump(this.perSession, sessionId, 1);
     bump(this.perClientCount, client, 1);
     this.total += 1;
-    let released = false;
-    return {
-      signal: this.stopping.signal,
-      onShutdown: (listener) => {
-        if (this.stopping.signal.aborted) {
-          listener();
-          return () => undefined;
-        }
-        // A wrapper of its own: the same function registered twice is cancelled separately.
-        const entry = () => listener();
-        this.shutdownListeners.add(entry);
-        return () => this.shutdownListeners.delete(entry);
-      },
-      release: () => {
-        if (released) return;
-        released = true;
-        bump(this.perSession, sessionId, -1);
-        bump(this.perClientCount, client, -1);
-        this.total -= 1;
-        if (this.total === 0) for (const resolve of this.idle.splice(0)) resolve();
-      },
-    };
+    return new HeldSlot(this, sessionId, client);
+  }
+
+  /** HeldSlot.onShutdown (see Hold). */
+  addShutdownListener(listener: () => void): () => void {
+    if (this.stopping.signal.aborted) {
+      listener();
+      return () => undefined;
+    }
+    // A wrapper of its own: the same function registered twice is cancelled separately.
+    const entry = () => listener();
+    this.shutdownListeners.add(entry);
+    return () => this.shutdownListeners.delete(entry);
+  }
+
+  /** HeldSlot.release: gives its slot back (once). */
+  releaseSlot(sessionId: string, client: string): void {
+    bump(this.perSession, sessionId, -1);
+    bump(this.perClientCount, client, -1);
+    this.total -= 1;
+    if (this.total === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** The signal every hold shares: aborted at shutdown. */
+  get signal(): AbortSignal {
+    return this.stopping.signal;
   }
 
   /** Held requests now. */
@@ -105,4 +109,32 @@ function bump(counts: Map<string, number>, key: string, by: number): void {
   const next = (counts.get(key) ?? 0) + by;
   if (next <= 0) counts.delete(key);
   else counts.set(key, next);
+}
+
+/**
+ * A Hold as a small object with its methods on the prototype: a held request keeps one for
+ * its whole life, so it costs fields, not closures (docs/scaling.md "Live mail").
+ */
+class HeldSlot implements Hold {
+  private released = false;
+
+  constructor(
+    private readonly owner: HeldRequests,
+    private readonly sessionId: string,
+    private readonly client: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.owner.signal;
+  }
+
+  onShutdown(listener: () => void): () => void {
+    return this.owner.addShutdownListener(listener);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.owner.releaseSlot(this.sessionId, this.client);
+  }
 }

@@ -119,6 +119,41 @@ describe('LiveMailService.follow timing', () => {
     await stream.following;
     expect(stream.written).toEqual([]);
   });
+
+  it('a stream whose hold is already stopped, or whose client already left, ends at once and keeps nothing', async () => {
+    const f = serviceFixture();
+    vi.setSystemTime(f.clock.now());
+    const events = memoryEvents();
+    let subscribed = 0;
+    const counting: InboxEvents = {
+      ...events,
+      subscribe: (inboxId, listener) => {
+        subscribed += 1;
+        const off = events.subscribe(inboxId, listener);
+        return () => {
+          subscribed -= 1;
+          off();
+        };
+      },
+    };
+    const live = new LiveMailService({ store: f.store, clock: { now: () => new Date() }, inboxes: f.inboxes, events: counting, held: new HeldRequests() });
+    const { session } = await f.newSession();
+    const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
+    const stopped = new HeldRequests();
+    const hold = stopped.acquire('s', '127.0.0.1');
+    stopped.shutdown();
+    const left = recordingSink();
+    left.close();
+    for (const [sink, stop] of [
+      [recordingSink().sink, hold],
+      [left.sink, new HeldRequests().acquire('s', '127.0.0.1')],
+    ] as const) {
+      await live.follow(inbox, undefined, sink, stop);
+      // No listener, no ping sweep, no expiry timer is left behind.
+      expect(subscribed).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+    }
+  });
 });
 
 describe('LiveMailService: live clients of one inbox share their reads', () => {

@@ -1,9 +1,7 @@
 import type { Clock } from '../domain/clock.js';
-import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
-import { MAX_TIMER_MS, MAX_WAIT_SECONDS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
-import { isInboxActive } from '../domain/plan.js';
-import type { Inbox, MessageView, Session } from '../domain/types.js';
+import { MAX_WAIT_SECONDS } from '../domain/live-limits.js';
+import type { Inbox, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
@@ -11,18 +9,10 @@ import type { Hold, HeldRequests } from './held-requests.js';
 import { assertCheckRequest, type InboxService } from './inbox-service.js';
 import { SharedReads } from './shared-reads.js';
 import { StreamPinger } from './stream-pinger.js';
+import { InboxFollower, type StreamSink } from './inbox-follower.js';
 import { Wakeup } from './wakeup.js';
 
-/** Where an event stream writes; message() resolves once the client has room for more. */
-export interface StreamSink {
-  message(message: MessageView): Promise<void>;
-  deleted(messageId: string): Promise<void>;
-  expired(): Promise<void>;
-  /** A keep-alive for proxies: called when nothing was written for STREAM_PING_MS (stream-pinger.ts). */
-  ping(): Promise<void>;
-  /** Aborted when the client went away (or was dropped); the stream then stops. */
-  readonly closed: AbortSignal;
-}
+export type { StreamSink } from './inbox-follower.js';
 
 /** How the transport takes part in a wait (LiveMailService.waitForMail). */
 export interface WaitOptions {
@@ -152,92 +142,12 @@ export class LiveMailService {
    * Follows an inbox until the client leaves, the inbox expires (or is gone) or the node
    * stops: first every message after `sinceId` (oldest first), then each new one, each once;
    * `sink.ping()` when nothing was written for STREAM_PING_MS (the node's one ping sweep).
-   * Without `sinceId` only messages that arrive from now on. One timer per stream, the
-   * wake-up's, bounded by the expiry (a held stream's memory is the node's capacity:
-   * docs/scaling.md "Live mail").
+   * Without `sinceId` only messages that arrive from now on. Settles when the stream is over;
+   * while it waits for mail a stream is one small object (inbox-follower.ts).
    */
-  async follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
+  follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
     const { store, events, clock } = this.deps;
-    const { reads } = this;
-    const wakeup = new Wakeup();
-    const deletes: string[] = [];
-    let overflow = false;
-    const unsubscribe = events.subscribe(inbox.id, (event) => {
-      if (event.type === 'deleted') {
-        if (deletes.length >= STREAM_MAX_PENDING_DELETES) overflow = true;
-        else deletes.push(event.messageId);
-      }
-      reads.woke();
-      wakeup.set();
-    });
-    const onStop = () => wakeup.set();
-    const offShutdown = stop.onShutdown(onStop);
-    sink.closed.addEventListener('abort', onStop);
-    const inboxId = inbox.id;
-    let expiresAt = inbox.expiresAt.getTime();
-    const pinged = { lastWriteAt: clock.now().getTime(), ping: () => sink.ping() };
-    const offPing = this.pinger.add(pinged);
-    const done = () => stop.signal.aborted || sink.closed.aborted || overflow;
-    try {
-      // Recently sent ids, newest last: the cursor, and where to go on when it is deleted.
-      const sent: string[] = [];
-      if (sinceId !== undefined) sent.push(sinceId);
-      else {
-        const newest = await reads.read(`newest\n${inboxId}`, reads.mark, () => store.listMessageIds(inboxId, { limit: 1 }));
-        const id = newest.ids[0];
-        if (id !== undefined) sent.push(id);
-      }
-      // Only an event can bring a message: a wait that ran out (the expiry is due) reads
-      // nothing, and pings come from the node's sweep without waking this loop. Before, every
-      // idle stream read the store at each ping: 10,000 streams made 1,000 empty reads a
-      // second (docs/scaling.md "Live mail"). Without `sinceId` the
-      // newest id just read is the cursor, and what arrived since then has woken the stream.
-      // The wake-up flag is only cleared before a read, so no event is ever slept through.
-      let woken = sinceId !== undefined;
-      while (!done()) {
-        if (woken) {
-          wakeup.reset();
-          const mark = reads.mark;
-          for (const id of deletes.splice(0)) {
-            const at = sent.indexOf(id);
-            // The cursor must name a message still there, or the next read would start over.
-            if (at !== -1 && sent.length > 1) sent.splice(at, 1);
-            await sink.deleted(id);
-            pinged.lastWriteAt = clock.now().getTime();
-          }
-          const cursor = sent.at(-1);
-          // Every stream of the inbox woken by one message asks the same: one read for them all.
-          const page = await reads.read(`after\n${inboxId}\n${cursor ?? ''}`, mark, () =>
-            store.listMessagePage(inboxId, { sinceId: cursor, limit: STREAM_READ_BATCH, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
-          );
-          for (const message of page.messages) {
-            if (done()) return;
-            await sink.message(message);
-            pinged.lastWriteAt = clock.now().getTime();
-            sent.push(message.id);
-            if (sent.length > STREAM_CURSOR_FALLBACKS) sent.shift();
-          }
-          if (page.messages.length === STREAM_READ_BATCH) continue;
-        }
-        if (clock.now().getTime() >= expiresAt) {
-          // Premium adoption may have moved the expiry: read it again before saying so.
-          const current = await store.findInboxById(inboxId);
-          if (current === null || !isInboxActive(current.expiresAt, clock.now())) {
-            await sink.expired();
-            return;
-          }
-          expiresAt = current.expiresAt.getTime();
-        }
-        if (done()) return;
-        // Past MAX_TIMER_MS (an expiry ~24.8 days away) the wait ends early and is armed again.
-        woken = await wakeup.wait(Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - clock.now().getTime())));
-      }
-    } finally {
-      offPing();
-      unsubscribe();
-      offShutdown();
-      sink.closed.removeEventListener('abort', onStop);
-    }
+    return new InboxFollower({ store, events, clock, reads: this.reads, pinger: this.pinger }, inbox, sinceId, sink, stop).ended;
   }
 }
 
