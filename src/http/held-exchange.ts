@@ -100,12 +100,12 @@ export class HeldExchange {
    * settled first or the detach could not be done (Fastify answers).
    */
   settle(answer: Promise<unknown>): Promise<boolean> {
-    const done = answer.then(
-      () => false,
-      () => false,
-    );
-    return Promise.race([done, this.detachment]);
+    // Whichever comes first settles `detachment`; the other is a no-op.
+    answer.then(this.answerCame, this.answerCame);
+    return this.detachment;
   }
+
+  private readonly answerCame = (): void => this.settleDetachment(false);
 
   private readonly onData = (): void => {
     // Nothing may follow a request whose answer is still due: not parsed, and the connection

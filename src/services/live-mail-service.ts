@@ -4,23 +4,17 @@ import { MAX_WAIT_SECONDS } from '../domain/live-limits.js';
 import type { Inbox, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
-import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
+import type { CheckPage, CheckRequest, MessageSize } from './check-page.js';
 import type { Hold, HeldRequests } from './held-requests.js';
 import { assertCheckRequest, type InboxService } from './inbox-service.js';
 import { SharedReads } from './shared-reads.js';
 import { StreamPinger } from './stream-pinger.js';
 import { InboxFollower, type StreamSink } from './inbox-follower.js';
-import { Wakeup } from './wakeup.js';
+import { MailWait, type WaitOptions } from './mail-wait.js';
 
 export type { StreamSink } from './inbox-follower.js';
 
-/** How the transport takes part in a wait (LiveMailService.waitForMail). */
-export interface WaitOptions {
-  /** Aborted when the client went away: the wait ends at once. */
-  cancel?: AbortSignal;
-  /** Called once, when the request is about to be held (its answer is not there yet). */
-  onHold?: () => Promise<void>;
-}
+export type { WaitOptions } from './mail-wait.js';
 
 /** Dependencies of the live-mail use cases. */
 export interface LiveMailServiceDeps {
@@ -61,7 +55,7 @@ export class LiveMailService {
     waitSeconds: number,
     sizeOf: MessageSize,
     clientAddress: string,
-    { cancel, onHold }: WaitOptions = {},
+    options: WaitOptions = {},
   ): Promise<CheckPage> {
     if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
       throw new AppError('invalid_request', `wait must be an integer from 0 to ${MAX_WAIT_SECONDS}.`);
@@ -72,63 +66,10 @@ export class LiveMailService {
     }
     assertCheckRequest(request);
     const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
-    const wakeup = new Wakeup();
-    // Subscribed before the first read: a message committed after the read wakes the wait.
-    const { reads } = this;
-    const unsubscribe = this.deps.events.subscribe(inbox.id, (event) => {
-      if (event.type === 'deleted') return;
-      reads.woke();
-      wakeup.set();
-    });
-    let hold: Hold | undefined;
-    let offShutdown: (() => void) | undefined;
-    const onAbort = () => wakeup.set();
-    cancel?.addEventListener('abort', onAbort);
-    try {
-      const { clock } = this.deps;
-      const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
-      // The wake-up flag is cleared only here, right before a read: no event is slept through.
-      const read = async (first: boolean): Promise<CheckPage> => {
-        wakeup.reset();
-        const mark = reads.mark;
-        // A client that waits again after each answer asks for what came after the newest
-        // message it has: the ids alone (one index read, no body) tell when that is nothing.
-        if (first && request.sinceId !== undefined && (await this.nothingAfter(inbox.id, request))) return { messages: [], hasMore: false };
-        // Every waiter of the inbox woken by one message asks the same: one read for them all.
-        return reads.read(checkKey(inbox.id, request, sizeOf), mark, () => readCheckPage(this.deps.store, inbox.id, request, sizeOf));
-      };
-      let page = await read(true);
-      for (;;) {
-        const left = deadline - clock.now().getTime();
-        if (page.messages.length > 0 || left <= 0 || hold?.signal.aborted === true || cancel?.aborted === true) return page;
-        if (hold === undefined) {
-          // Only a request that has to wait takes a slot (rate_limited past the caps).
-          hold = this.deps.held.acquire(session.id, clientAddress);
-          offShutdown = hold.onShutdown(onAbort);
-          // The transport makes the request cheap to hold (http/held-exchange.ts); an event
-          // that comes meanwhile has set the wake-up, which the wait below then sees.
-          await onHold?.();
-          if (hold.signal.aborted) {
-            page = await read(false);
-            continue;
-          }
-        }
-        // Only an event (or the end of the wait) can change the answer: a wait that ran out
-        // answers the page it has without reading it again.
-        if (await wakeup.wait(left)) page = await read(false);
-      }
-    } finally {
-      unsubscribe();
-      cancel?.removeEventListener('abort', onAbort);
-      offShutdown?.();
-      hold?.release();
-    }
-  }
-
-  /** True when no message of the inbox after `request.sinceId` matches the request's filter. */
-  private async nothingAfter(inboxId: string, request: CheckRequest): Promise<boolean> {
-    const { ids } = await this.deps.store.listMessageIds(inboxId, { sinceId: request.sinceId, limit: 1, filter: request.filter });
-    return ids.length === 0;
+    const { store, clock, events, held } = this.deps;
+    const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
+    const target = { sessionId: session.id, clientAddress, inboxId: inbox.id, request, sizeOf, key: checkKey(inbox.id, request, sizeOf), deadline };
+    return new MailWait({ store, clock, events, held, reads: this.reads }, target, options).answer;
   }
 
   /** The session's active inbox for a stream, and a held slot for it (rate_limited past the caps). */
