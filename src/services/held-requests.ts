@@ -65,7 +65,7 @@ export class HeldRequests {
     return () => this.shutdownListeners.delete(entry);
   }
 
-  /** HeldSlot.release: gives its slot back (once). */
+  /** Gives a slot back: for HeldSlot.release only, which calls it once per slot. */
   releaseSlot(sessionId: string, client: string): void {
     bump(this.perSession, sessionId, -1);
     bump(this.perClientCount, client, -1);
