@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
-import { MAX_TIMER_MS, STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
+import { STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
 import { isInboxActive } from '../domain/plan.js';
 import type { Inbox, MessageView } from '../domain/types.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
@@ -8,6 +8,7 @@ import type { MailStore } from '../ports/mail-store.js';
 import type { Hold } from './held-requests.js';
 import type { SharedReads } from './shared-reads.js';
 import type { PingedStream, StreamPinger } from './stream-pinger.js';
+import { WokenPump } from './woken-pump.js';
 
 /** Where an event stream writes; message() resolves once the client has room for more. */
 export interface StreamSink {
@@ -31,38 +32,26 @@ export interface FollowerDeps {
 
 /**
  * One followed inbox (LiveMailService.follow): what an event stream is between two events.
- *
- * A held stream's memory is the node's capacity (docs/scaling.md "Live mail"), so a follower
- * is one object whose state is fields, not an async loop parked on a promise: while it is idle
- * it holds no promise, no generator and no closure of its own but the two listeners the event
- * bus and the stop signals call. An event (or the expiry timer, or the stop) wakes it; it then
- * reads from its cursor and writes until nothing is left (`pump`), and goes idle again. The
- * wake-up flag is cleared only right before a read, so no event is ever slept through.
+ * An event, the stop or its expiry timer wakes it (woken-pump.ts); it then reads from its
+ * cursor and writes until nothing is left, checks the expiry, and goes idle again. `settled`
+ * settles when the stream is over.
  */
-export class InboxFollower implements PingedStream {
+export class InboxFollower extends WokenPump<void> implements PingedStream {
   /** When the client was last written to (the node's ping sweep reads and sets it). */
   lastWriteAt: number;
   private readonly inboxId: string;
   private expiresAt: number;
-  /** An event came since the last read: read again. */
-  private woken: boolean;
-  /** A pump is in progress: a wake-up only sets `woken`, which that pump then sees. */
-  private running = false;
-  private finished = false;
+  /** No `sinceId`: the first pump reads the newest id as the cursor. */
+  private cursorUnknown: boolean;
   /** Deleted ids to tell the client, oldest first (bounded: STREAM_MAX_PENDING_DELETES). */
   private readonly deletes: string[] = [];
   /** More deletions than the bound: the stream ends and the client resumes from its cursor. */
   private overflow = false;
   /** Recently sent ids, newest last: the cursor, and where to go on when it is deleted. */
   private readonly sent: string[] = [];
-  private expiryTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
   private readonly offShutdown: () => void;
   private readonly offPing: () => void;
-  private resolveEnd: () => void = () => undefined;
-  private rejectEnd: (error: unknown) => void = () => undefined;
-  /** Settles when the stream is over (the client left, the inbox expired, the node stops). */
-  readonly ended: Promise<void>;
 
   constructor(
     private readonly deps: FollowerDeps,
@@ -71,16 +60,12 @@ export class InboxFollower implements PingedStream {
     private readonly sink: StreamSink,
     private readonly stop: Pick<Hold, 'signal' | 'onShutdown'>,
   ) {
+    super();
     this.inboxId = inbox.id;
     this.expiresAt = inbox.expiresAt.getTime();
     this.lastWriteAt = deps.clock.now().getTime();
-    this.ended = new Promise((resolve, reject) => {
-      this.resolveEnd = resolve;
-      this.rejectEnd = reject;
-    });
-    // Until the first pump below starts, a stop seen while registering only marks it done.
-    this.running = true;
     // With `sinceId` the first read starts from it; without, from the newest id read first.
+    this.cursorUnknown = sinceId === undefined;
     this.woken = sinceId !== undefined;
     if (sinceId !== undefined) this.sent.push(sinceId);
     // Subscribed before the first read: what is committed after it wakes the stream.
@@ -88,7 +73,7 @@ export class InboxFollower implements PingedStream {
     this.offShutdown = stop.onShutdown(this.onStop);
     sink.closed.addEventListener('abort', this.onStop);
     this.offPing = deps.pinger.add(this);
-    void this.pump(sinceId === undefined);
+    this.start();
   }
 
   /** The keep-alive the node's sweep asks for (StreamPinger). */
@@ -113,42 +98,31 @@ export class InboxFollower implements PingedStream {
     return this.stop.signal.aborted || this.sink.closed.aborted || this.overflow;
   }
 
-  private wake(): void {
-    if (this.running || this.finished) return;
-    this.running = true;
-    // After the other listeners of the same event: the streams it woke then share one read.
-    queueMicrotask(() => void this.pump(false));
-  }
-
   /**
    * Reads and writes until there is nothing new, then checks the expiry and arms its timer.
    * Only an event can bring a message: the timer (the expiry) reads nothing, and pings come
    * from the node's sweep without waking the stream (docs/scaling.md "Live mail").
    */
-  private async pump(first: boolean): Promise<void> {
-    this.running = true;
-    try {
-      if (first) await this.readNewest();
-      while (!this.done()) {
-        if (this.woken) {
-          await this.readNews();
-          continue;
-        }
-        if (this.deps.clock.now().getTime() >= this.expiresAt && !(await this.stillActive())) {
-          await this.sink.expired();
-          break;
-        }
-        // An event that came during the expiry read is read now; else the stream goes idle.
-        if (this.woken) continue;
-        this.armExpiry();
-        return;
-      }
-      this.finish(undefined);
-    } catch (error) {
-      this.finish(error);
-    } finally {
-      this.running = false;
+  protected async pump(): Promise<void> {
+    if (this.cursorUnknown) {
+      this.cursorUnknown = false;
+      await this.readNewest();
     }
+    while (!this.done()) {
+      if (this.woken) {
+        await this.readNews();
+        continue;
+      }
+      if (this.deps.clock.now().getTime() >= this.expiresAt && !(await this.stillActive())) {
+        await this.sink.expired();
+        break;
+      }
+      // An event that came during the expiry read is read now; else the stream goes idle.
+      if (this.woken) continue;
+      this.armTimer(this.expiresAt - this.deps.clock.now().getTime());
+      return;
+    }
+    this.succeed(undefined);
   }
 
   /** Without `sinceId`, the cursor is the newest id now (ids only, no body). */
@@ -197,34 +171,10 @@ export class InboxFollower implements PingedStream {
     return true;
   }
 
-  /** One timer per stream, the expiry's; past MAX_TIMER_MS (~24.8 days) it is armed again. */
-  private armExpiry(): void {
-    if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
-    const left = Math.min(MAX_TIMER_MS, Math.max(0, this.expiresAt - this.deps.clock.now().getTime()));
-    // The follower is the timer's argument: no closure per arming.
-    this.expiryTimer = setTimeout(wakeAtExpiry, left, this);
-  }
-
-  /** Called by the expiry timer. */
-  expiryDue(): void {
-    this.expiryTimer = undefined;
-    this.wake();
-  }
-
-  private finish(error: unknown): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
+  protected release(): void {
     this.offPing();
     this.unsubscribe();
     this.offShutdown();
     this.sink.closed.removeEventListener('abort', this.onStop);
-    if (error === undefined) this.resolveEnd();
-    else this.rejectEnd(error);
   }
-}
-
-function wakeAtExpiry(follower: InboxFollower): void {
-  follower.expiryDue();
 }

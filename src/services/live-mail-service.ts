@@ -69,7 +69,7 @@ export class LiveMailService {
     const { store, clock, events, held } = this.deps;
     const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
     const target = { sessionId: session.id, clientAddress, inboxId: inbox.id, request, sizeOf, key: checkKey(inbox.id, request, sizeOf), deadline };
-    return new MailWait({ store, clock, events, held, reads: this.reads }, target, options).answer;
+    return new MailWait({ store, clock, events, held, reads: this.reads }, target, options).settled;
   }
 
   /** The session's active inbox for a stream, and a held slot for it (rate_limited past the caps). */
@@ -88,7 +88,7 @@ export class LiveMailService {
    */
   follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
     const { store, events, clock } = this.deps;
-    return new InboxFollower({ store, events, clock, reads: this.reads, pinger: this.pinger }, inbox, sinceId, sink, stop).ended;
+    return new InboxFollower({ store, events, clock, reads: this.reads, pinger: this.pinger }, inbox, sinceId, sink, stop).settled;
   }
 }
 
