@@ -79,8 +79,8 @@ interface HeldEventStreamParts {
 /**
  * One open event stream: the sink LiveMailService.follow writes to. Its state is fields and
  * its writers methods, so that a held stream is a few small objects (docs/scaling.md "Live
- * mail"): only the two callbacks of the follow's end and the close listener are its own
- * functions. `body` is the socket once the stream left node:http (events then go out in
+ * mail"): its own functions are only the follow's two end callbacks, the close listener and
+ * the drop callback its writes take. `body` is the socket once the stream left node:http (events then go out in
  * chunked framing), else node:http's response.
  */
 class HeldEventStream implements StreamSink {
