@@ -126,15 +126,15 @@ describe('HeldExchange', () => {
     }
   });
 
-  it('aborts `gone` when the client leaves while it waits', async () => {
+  it('raises `gone` when the client leaves while it waits', async () => {
     const { app, port, held } = await serve();
     apps.push(app);
     const client = rawClient(port);
     client.socket.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
     await until(() => held.length === 1, 'the detach');
-    expect(held[0]?.exchange.gone.aborted).toBe(false);
+    expect(held[0]?.exchange.gone.raised).toBe(false);
     client.socket.end();
-    await until(() => held[0]?.exchange.gone.aborted === true, 'gone');
+    await until(() => held[0]?.exchange.gone.raised === true, 'gone');
     // Answering a connection that is gone writes nothing and does not throw.
     held[0]?.exchange.answer(200, {}, 'late');
   });

@@ -1,6 +1,7 @@
 import { STATUS_CODES, validateHeaderName, validateHeaderValue, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ClientGone } from '../services/client-gone.js';
 import { detachSocket } from './detach-stream.js';
 
 /** Called with each answered exchange (metrics), as Fastify's onResponse hook would be. */
@@ -23,9 +24,8 @@ export type ReportResponse = (method: string, route: string, status: number, sec
  * it waited (pipelining), is HTTP/1.0, or the server is closing: then `Connection: close`.
  */
 export class HeldExchange {
-  private readonly goneController = new AbortController();
-  /** Aborted when the client leaves before its answer: the wait stops at once. */
-  readonly gone = this.goneController.signal;
+  /** Raised when the client leaves before its answer: the wait stops at once. */
+  readonly gone = new ClientGone();
   /** Until the connection leaves node:http; dropped then, so that nothing keeps them alive. */
   private exchange: { request: FastifyRequest; reply: FastifyReply } | undefined;
   private readonly server: Server;
@@ -54,7 +54,7 @@ export class HeldExchange {
     this.detachment = new Promise((resolve) => (this.settleDetachment = resolve));
     const response = reply.raw;
     response.on('close', () => {
-      if (!response.writableFinished && this.socket === undefined) this.goneController.abort();
+      if (!response.writableFinished && this.socket === undefined) this.gone.raise();
     });
   }
 
@@ -73,7 +73,7 @@ export class HeldExchange {
     if (exchange === undefined || this.socket !== undefined) return;
     const { request, reply } = exchange;
     let socket: Socket | undefined;
-    if (request.method === 'GET' && !this.gone.aborted) {
+    if (request.method === 'GET' && !this.gone.raised) {
       // Taken before the hijack: what onRequest hooks and the handler set so far.
       const headers = reply.getHeaders();
       socket = await detachSocket(request.raw, reply.raw);
@@ -118,7 +118,7 @@ export class HeldExchange {
   };
 
   private readonly onClose = (): void => {
-    this.goneController.abort();
+    this.gone.raise();
   };
 
   /**

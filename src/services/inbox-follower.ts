@@ -5,6 +5,7 @@ import { isInboxActive } from '../domain/plan.js';
 import type { Inbox, MessageView } from '../domain/types.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
+import type { ClientGone } from './client-gone.js';
 import type { Hold } from './held-requests.js';
 import type { SharedReads } from './shared-reads.js';
 import type { PingedStream, StreamPinger } from './stream-pinger.js';
@@ -17,8 +18,8 @@ export interface StreamSink {
   expired(): Promise<void>;
   /** A keep-alive for proxies: called when nothing was written for STREAM_PING_MS (stream-pinger.ts). */
   ping(): Promise<void>;
-  /** Aborted when the client went away (or was dropped); the stream then stops. */
-  readonly closed: AbortSignal;
+  /** Raised when the client went away (or was dropped); the stream then stops. */
+  readonly closed: ClientGone;
 }
 
 /** What every follower of a node shares (LiveMailService's). */
@@ -71,7 +72,7 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
     // Subscribed before the first read: what is committed after it wakes the stream.
     this.unsubscribe = deps.events.subscribe(this.inboxId, this.onEvent);
     this.offShutdown = stop.onShutdown(this.onStop);
-    sink.closed.addEventListener('abort', this.onStop);
+    sink.closed.listen(this.onStop);
     this.offPing = deps.pinger.add(this);
     this.start();
   }
@@ -95,7 +96,7 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
   private readonly onStop = (): void => this.wake();
 
   private done(): boolean {
-    return this.stop.signal.aborted || this.sink.closed.aborted || this.overflow;
+    return this.stop.signal.aborted || this.sink.closed.raised || this.overflow;
   }
 
   /**
@@ -175,6 +176,6 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
     this.offPing();
     this.unsubscribe();
     this.offShutdown();
-    this.sink.closed.removeEventListener('abort', this.onStop);
+    this.sink.closed.unlisten();
   }
 }

@@ -3,15 +3,16 @@ import { serviceFixture } from '../../test/helpers/service-fixture.js';
 import { STREAM_PING_MS } from '../domain/live-limits.js';
 import type { MessageView } from '../domain/types.js';
 import type { InboxEventListener, InboxEvents } from '../ports/inbox-events.js';
+import { ClientGone } from './client-gone.js';
 import { HeldRequests } from './held-requests.js';
 import { LiveMailService, type StreamSink } from './live-mail-service.js';
 
 /** A sink that records what a stream wrote, in order; `slow` clients take 0-2 ms per message. */
 function recordingSink(slow = false) {
   const written: string[] = [];
-  const closed = new AbortController();
+  const closed = new ClientGone();
   const sink: StreamSink = {
-    closed: closed.signal,
+    closed,
     message: async (message: MessageView) => {
       written.push(`message ${message.subject}`);
       if (slow) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
@@ -20,7 +21,7 @@ function recordingSink(slow = false) {
     expired: () => Promise.resolve(void written.push('expired')),
     ping: () => Promise.resolve(void written.push('ping')),
   };
-  return { written, sink, close: () => closed.abort() };
+  return { written, sink, close: () => closed.raise() };
 }
 
 /** The smallest InboxEvents: listeners per inbox, called at once. */

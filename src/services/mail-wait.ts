@@ -2,14 +2,15 @@ import type { Clock } from '../domain/clock.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
+import type { ClientGone } from './client-gone.js';
 import type { Hold, HeldRequests } from './held-requests.js';
 import type { SharedReads } from './shared-reads.js';
 import { WokenPump } from './woken-pump.js';
 
 /** How the transport takes part in a wait (LiveMailService.waitForMail). */
 export interface WaitOptions {
-  /** Aborted when the client went away: the wait ends at once. */
-  cancel?: AbortSignal;
+  /** Raised when the client went away: the wait ends at once. */
+  cancel?: ClientGone;
   /** Called once, when the request is about to be held (its answer is not there yet). */
   onHold?: () => Promise<void>;
 }
@@ -58,7 +59,7 @@ export class MailWait extends WokenPump<CheckPage> {
     this.woken = true;
     // Subscribed before the first read: a message committed after the read wakes the wait.
     this.unsubscribe = deps.events.subscribe(target.inboxId, this.onEvent);
-    options.cancel?.addEventListener('abort', this.onStop);
+    options.cancel?.listen(this.onStop);
     this.start();
   }
 
@@ -80,7 +81,7 @@ export class MailWait extends WokenPump<CheckPage> {
     for (;;) {
       if (this.woken) this.page = await this.read();
       const left = this.target.deadline - clock.now().getTime();
-      if (this.page.messages.length > 0 || left <= 0 || this.hold?.signal.aborted === true || cancel?.aborted === true) {
+      if (this.page.messages.length > 0 || left <= 0 || this.hold?.signal.aborted === true || cancel?.raised === true) {
         this.succeed(this.page);
         return;
       }
@@ -121,7 +122,7 @@ export class MailWait extends WokenPump<CheckPage> {
 
   protected release(): void {
     this.unsubscribe();
-    this.options.cancel?.removeEventListener('abort', this.onStop);
+    this.options.cancel?.unlisten();
     this.offShutdown?.();
     this.hold?.release();
   }

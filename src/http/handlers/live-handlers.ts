@@ -12,6 +12,7 @@ import { chunkFrame, LAST_CHUNK, writeHeadAndDetach } from '../detach-stream.js'
 import { SSE_PING, sseEvent, writeBounded } from '../sse-writer.js';
 import { EventFrames, PING_FRAME } from '../event-frames.js';
 import type { ReportResponse } from '../held-exchange.js';
+import { ClientGone } from '../../services/client-gone.js';
 import type { Hold } from '../../services/held-requests.js';
 import type { StreamSink } from '../../services/live-mail-service.js';
 
@@ -84,8 +85,7 @@ interface HeldEventStreamParts {
  * chunked framing), else node:http's response.
  */
 class HeldEventStream implements StreamSink {
-  private readonly gone = new AbortController();
-  readonly closed = this.gone.signal;
+  readonly closed = new ClientGone();
 
   constructor(
     private readonly body: Writable,
@@ -94,7 +94,7 @@ class HeldEventStream implements StreamSink {
   ) {
     // The client left (or the socket failed): stop following. It may have left already.
     body.on('close', this.onClose);
-    if (body.destroyed) this.gone.abort();
+    if (body.destroyed) this.closed.raise();
     if (detached) {
       // What the client sends after its request is read and dropped; its end or an error closes.
       body.on('data', discard);
@@ -131,13 +131,13 @@ class HeldEventStream implements StreamSink {
 
   /** A client too slow for its events is dropped; it reconnects with Last-Event-ID. */
   private readonly drop = (reason: string): void => {
-    if (this.gone.signal.aborted) return;
+    if (this.closed.raised) return;
     this.parts.log.info({ reason }, 'event stream dropped');
-    this.gone.abort();
+    this.closed.raise();
     this.body.destroy();
   };
 
-  private readonly onClose = (): void => this.gone.abort();
+  private readonly onClose = (): void => this.closed.raise();
 
   /** The follow ended (the client left, the inbox expired, the node stops). */
   readonly onEnd = (): void => {
