@@ -9,8 +9,8 @@ import type { Hold, HeldRequests } from './held-requests.js';
 import { assertCheckRequest, type InboxService } from './inbox-service.js';
 import { SharedReads } from './shared-reads.js';
 import { StreamPinger } from './stream-pinger.js';
-import { InboxFollower, type StreamSink } from './inbox-follower.js';
-import { MailWait, type WaitOptions } from './mail-wait.js';
+import { InboxFollower, type FollowerDeps, type StreamSink } from './inbox-follower.js';
+import { MailWait, type MailWaitDeps, type WaitOptions } from './mail-wait.js';
 
 export type { StreamSink } from './inbox-follower.js';
 
@@ -36,10 +36,16 @@ export class LiveMailService {
   private readonly reads = new SharedReads();
   /** Every stream's pings, from one timer (stream-pinger.ts). */
   private readonly pinger: StreamPinger;
+  /** What every wait and every follower shares: one object for the node, not one per held client. */
+  private readonly waitDeps: MailWaitDeps;
+  private readonly followerDeps: FollowerDeps;
 
   constructor(private readonly deps: LiveMailServiceDeps) {
     // A ping that fails has nothing to tell: its stream ends by its own close.
     this.pinger = new StreamPinger(deps.clock, () => undefined);
+    const { store, clock, events, held } = deps;
+    this.waitDeps = { store, clock, events, held, reads: this.reads };
+    this.followerDeps = { store, clock, events, reads: this.reads, pinger: this.pinger };
   }
 
   /**
@@ -66,10 +72,9 @@ export class LiveMailService {
     }
     assertCheckRequest(request);
     const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
-    const { store, clock, events, held } = this.deps;
-    const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
+    const deadline = Math.min(this.deps.clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
     const target = { sessionId: session.id, clientAddress, inboxId: inbox.id, request, sizeOf, key: checkKey(inbox.id, request, sizeOf), deadline };
-    return new MailWait({ store, clock, events, held, reads: this.reads }, target, options).settled;
+    return new MailWait(this.waitDeps, target, options).settled;
   }
 
   /** The session's active inbox for a stream, and a held slot for it (rate_limited past the caps). */
@@ -87,8 +92,7 @@ export class LiveMailService {
    * while it waits for mail a stream is one small object (inbox-follower.ts).
    */
   follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
-    const { store, events, clock } = this.deps;
-    return new InboxFollower({ store, events, clock, reads: this.reads, pinger: this.pinger }, inbox, sinceId, sink, stop).settled;
+    return new InboxFollower(this.followerDeps, inbox, sinceId, sink, stop).settled;
   }
 }
 
