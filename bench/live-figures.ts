@@ -15,7 +15,12 @@ import { startService, type ServiceProcess } from './service-process.js';
 
 /** Prefix of the live rows in the table. */
 export const LIVE_FIGURE = '8 live mail';
-/** Targets: server RSS with every client held (idle, then while sending), and 250 → event p99 on one node and across two. */
+/**
+ * Targets: server RSS with every client held, and 250 → event p99 on one node and across two.
+ * The RSS target is judged on the clients held idle; the highest RSS while sending is reported
+ * beside it, for sizing a node, and not judged (docs/benchmarks.md "What figure 8's memory
+ * target measures").
+ */
 const RSS_TARGET_MB = 300;
 const ONE_NODE_P99_TARGET_MS = 50;
 const CROSS_NODE_P99_TARGET_MS = 200;
@@ -74,9 +79,9 @@ function oneNodeRows(label: string, result: LiveResult, clients: number): Result
       label: `server RSS, ${label}, highest while sending ${RATE} msg/s`,
       value: result.rssSendPeak,
       unit: 'MB',
-      detail: `sampled every ${RSS_SAMPLE_MS / 1000} s from the first message to the last event`,
-      target: `< ${RSS_TARGET_MB} MB`,
-      met: result.rssSendPeak < RSS_TARGET_MB && result.clientFailures === 0,
+      detail:
+        `sampled every ${RSS_SAMPLE_MS / 1000} s from the first message to the last event; ` +
+        `what to size a node's memory for, not a target (docs/benchmarks.md "What figure 8's memory target measures")`,
     },
     {
       figure: LIVE_FIGURE,
