@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/held-connection-cost.ts [--clients N]`: what one held connection costs a
- * Node server, with nothing of tempinbox around it (docs/scaling.md "What a held stream
- * costs"). For each way of holding it, a fresh child server takes N loopback connections,
+ * Node server, with nothing of tempinbox around it
+ * (docs/decisions/0023-event-streams-leave-node-http.md). For each way of holding it, a fresh child server takes N loopback connections,
  * each sending one GET and getting a response that never ends:
  *
  * - `socket`: a bare net.Server writing the headers itself (the floor);

@@ -44,7 +44,7 @@ export async function pollableInbox(service: ServiceProcess): Promise<{ inbox: B
   return { inbox, newest: ids[0] ?? '' };
 }
 
-/** Published targets of figures 3 and 4 (issue 11), as shares of the HTTP floor. */
+/** Published targets of figures 3 and 4 (docs/benchmarks.md "Method"), as shares of the HTTP floor. */
 const CHECK_TARGET = 0.25;
 const SINCE_TARGET = 0.5;
 const NOT_MODIFIED_TARGET = 0.6;

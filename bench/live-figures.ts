@@ -10,7 +10,7 @@ import { startService, type ServiceProcess } from './service-process.js';
 /**
  * Figure 8, live mail (docs/benchmarks.md): held clients on one node (SQLite), event streams
  * and then long-polls, each on a fresh service; then two nodes on one PostgreSQL database,
- * streams on node A and mail sent to node B. Targets of issue 12, judged in the same run.
+ * streams on node A and mail sent to node B. Targets of docs/benchmarks.md, judged in the same run.
  */
 
 /** Prefix of the live rows in the table. */
@@ -18,8 +18,8 @@ export const LIVE_FIGURE = '8 live mail';
 /**
  * Targets: server RSS with every client held, and 250 → event p99 on one node and across two.
  * The RSS target is judged on the clients held idle; the highest RSS while sending is reported
- * beside it, for sizing a node, and not judged (docs/benchmarks.md "What figure 8's memory
- * target measures").
+ * beside it, for sizing a node, and not judged
+ * (docs/decisions/0028-figure-8-judges-rss-held-idle.md).
  */
 const RSS_TARGET_MB = 300;
 const ONE_NODE_P99_TARGET_MS = 50;
@@ -81,7 +81,7 @@ function oneNodeRows(label: string, result: LiveResult, clients: number): Result
       unit: 'MB',
       detail:
         `sampled every ${RSS_SAMPLE_MS / 1000} s from the first message to the last event; ` +
-        `what to size a node's memory for, not a target (docs/benchmarks.md "What figure 8's memory target measures")`,
+        `what to size a node's memory for, not a target (docs/decisions/0028-figure-8-judges-rss-held-idle.md)`,
     },
     {
       figure: LIVE_FIGURE,

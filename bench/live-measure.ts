@@ -24,7 +24,7 @@ const TAIL_MS = 2000;
  * How long every client is held, idle, before sending: what a node holds for its held
  * clients is measured once V8 has had the chance to give back the opening burst's garbage.
  * Its memory reducer looks every 8 s and starts on its second idle look: 15-17 s after
- * 10,000 streams opened, measured (docs/benchmarks.md "Giving the burst back").
+ * 10,000 streams opened, measured (docs/decisions/0021-memory-reducer-nudge.md).
  */
 export const HOLD_MS = 25_000;
 

@@ -13,7 +13,7 @@ import { median } from './stats.js';
 /** Figure 1a's name in the table. */
 const FIGURE = '1a sender checks';
 
-/** The case of figure 1 the checks are measured on: the one issue 11's CPU target is set on. */
+/** The case of figure 1 the checks are measured on: the one the ingest targets are set on. */
 const BASE_CASE: IngestCase = { label: '4 KB, many per conn, 10 conns', size: 4096, sessions: 10, keepConnection: true };
 
 /** A service on a fresh SQLite file, with what it takes to drive and stop it. */

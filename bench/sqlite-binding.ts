@@ -1,5 +1,5 @@
 /**
- * better-sqlite3 against node:sqlite on tempinbox's write pattern (docs/benchmarks.md#sqlite-binding):
+ * better-sqlite3 against node:sqlite on tempinbox's write pattern (docs/decisions/0002-better-sqlite3.md):
  * WAL, synchronous=FULL, messages of 4 KB inserted in group transactions of GROUP rows (what
  * group commit does under load), plus the `since` poll's indexed read. Run with
  * `npx tsx bench/sqlite-binding.ts`; prints one line per binding and figure.

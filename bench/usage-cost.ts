@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/usage-cost.ts delivery|sweep sqlite|postgres [count] [trigger]`: what an
- * inbox's usage costs (docs/benchmarks.md "Inbox usage counters"), on the store in this process
+ * inbox's usage costs (docs/decisions/0016-inbox-usage-counters.md), on the store in this process
  * (no SMTP, no MIME parsing: the part that depends on what an inbox holds).
  *
  * - `delivery [held=5000]`: a premium inbox holding `held` messages of 4 KB; then, one after
@@ -10,8 +10,8 @@
  * - `sweep [messages=20000]`: expired inboxes of MESSAGES_PER_EXPIRED_INBOX messages each,
  *   deleted by deleteExpired(now, SWEEP_BATCH_SIZE) calls until none is left: CPU per deleted
  *   message and wall time per transaction step. `trigger` first installs a row trigger on
- *   messages that keeps the counters on delete, as the SQL-trigger design would (docs/architecture.md
- *   "Inbox usage counters" says why it was not chosen); needs the 0005-inbox-usage columns.
+ *   messages that keeps the counters on delete, as the SQL-trigger design would (docs/decisions/0016-inbox-usage-counters.md
+ *   says why it was not chosen); needs the 0005-inbox-usage columns.
  *
  * CPU is this process's (process.cpuUsage: every thread, so on SQLite the writer thread too)
  * and, on PostgreSQL, the server backend's (/proc/<pid>/stat of the one connection the
