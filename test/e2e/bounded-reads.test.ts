@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 
-/** The attack of issue 10: a full free inbox (FREE_MAX_MESSAGES default) of ~3 MB messages. */
+/** The worst inbox a free sender can fill: FREE_MAX_MESSAGES (default) messages of ~3 MB. */
 const MESSAGES = 100;
 /** Body bytes of each message (~3 MB, under the 10 MiB SMTP SIZE limit). */
 const BODY_BYTES = 3 * 1024 * 1024;
@@ -170,9 +170,9 @@ async function startProbes(baseUrl: string, smtpPort: number): Promise<{ stop: (
 }
 
 /**
- * Issue 10, "one poll can stall the whole server": an inbox filled with 100 messages of
- * ~3 MB over real SMTP, polled repeatedly by its owner while bystanders are timed. Every
- * poll answers 200 with a bounded page, and nobody else waits.
+ * One poll must never stall the whole server: an inbox filled with 100 messages of ~3 MB
+ * over real SMTP, polled repeatedly by its owner while bystanders are timed. Every poll
+ * answers 200 with a bounded page, and nobody else waits.
  */
 describe('bounded reads under the 100 × 3 MB inbox', () => {
   let server: ServerProcess;

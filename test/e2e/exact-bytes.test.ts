@@ -7,7 +7,7 @@ import { sendRawSmtp } from '../helpers/send-raw-smtp.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 
 /**
- * Issue 10 ("Bytes are changed"), end to end: each fixture of test/fixtures/eml/exact-bytes
+ * Attachments keep their exact bytes, end to end: each fixture of test/fixtures/eml/exact-bytes
  * is sent over real SMTP (as its bytes are, bare LFs included) to the started program, and
  * every attachment downloaded over HTTP is byte-identical to the decoded MIME part as an
  * independent reading of the fixture (test/helpers/exact-mime-parts.ts) gives it.

@@ -19,7 +19,7 @@ const MAX_SESSIONS = 5;
 const FREE_CREATES = 20;
 
 /**
- * Issue 10 "paid limits break under concurrency", over HTTP: the requests of one client land
+ * Paid limits hold under concurrency, over HTTP: the requests of one client land
  * on different nodes at the same instant, and still no limit is exceeded, because each is
  * decided by one transaction in the shared database (docs/api.md "Fair use and limits").
  */

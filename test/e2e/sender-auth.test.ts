@@ -8,7 +8,7 @@ import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-
 import { splitTrace } from '../helpers/trace-headers.js';
 
 /**
- * Issue 13, sender authentication end to end with no network: the started program checks
+ * Sender authentication end to end with no network: the started program checks
  * SPF, DKIM, DMARC and ARC against a DNS server of the test's own on loopback
  * (DNS_SERVERS), for messages signed with throwaway keys and sent from different 127.x
  * client addresses; the verdicts are shown in check and detail and recorded in the stored

@@ -6,7 +6,7 @@ import { parseMail } from '../../src/mail/parse-mail.js';
 import { decodeQuotedPrintable, exactAttachments } from '../helpers/exact-mime-parts.js';
 
 /**
- * Issue 10 ("Bytes are changed"): every attachment of the real-world-shaped fixtures in
+ * Attachments keep their exact bytes: every attachment of the real-world-shaped fixtures in
  * test/fixtures/eml/exact-bytes is byte-identical to the decoded MIME part, as an
  * independent reading of the message (test/helpers/exact-mime-parts.ts) gives it.
  */

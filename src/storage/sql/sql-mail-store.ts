@@ -459,7 +459,7 @@ export class SqlMailStore implements MailStore {
   /**
    * pollInbox as the separate hot statements, the mark before the ids (SQLite: each is a
    * cached statement of some microseconds on this thread, cheaper than the one statement,
-   * whose derived tables SQLite materialises: docs/benchmarks.md "PostgreSQL (issue 11)").
+   * whose derived tables SQLite materialises: docs/decisions/0019-one-statement-per-poll-on-postgres.md).
    */
   private async pollSeparately(tokenHash: string, username: string, now: Date, sinceId: string, idLimit: number): Promise<InboxPoll> {
     const [sessionRow] = await this.hot.findSession.execute(this.db, tokenHash, toMillis(now));
