@@ -32,6 +32,19 @@ function isOwnOrigin(url: string): boolean {
   }
 }
 
+/**
+ * A link to this page's own host (any scheme or port): mail must never put the reader one click
+ * from calling the API in their session (the server refuses navigations to its state-changing
+ * routes too). Unparseable counts as ours: dropped.
+ */
+function isOwnHost(url: string): boolean {
+  try {
+    return new URL(url).hostname.replace(/\.$/, '') === location.hostname.replace(/\.$/, '');
+  } catch {
+    return true;
+  }
+}
+
 /** The frame's own policy: nothing loads but inline images, unless the reader chose to show images. */
 export function frameCsp(showRemote: boolean): string {
   const images = showRemote ? 'data: http: https:' : 'data:';
@@ -52,7 +65,8 @@ const IMAGE_STYLE = ';max-width:100%;height:auto';
  * a complete document for a sandboxed `srcdoc` frame. Parsing with DOMParser is inert: no
  * script runs and nothing loads while we edit. Remote images and CSS that loads anything are
  * held back until `showRemote`, so tracking pixels do not fire on open; links open in a new
- * tab without opener or referrer; anything that loads, runs or submits is removed.
+ * tab without opener or referrer, and links to this page's own host lose their target;
+ * anything that loads, runs or submits is removed.
  */
 export function prepareMailHtml(html: string, showRemote: boolean): PreparedMail {
   const doc = new DOMParser().parseFromString(html, 'text/html');
@@ -89,7 +103,7 @@ export function prepareMailHtml(html: string, showRemote: boolean): PreparedMail
     }
     if (element.tagName === 'A') {
       const href = cleanUrl(element.getAttribute('href') ?? '');
-      if (!LINK_SCHEME.test(href)) element.removeAttribute('href');
+      if (!LINK_SCHEME.test(href) || (REMOTE.test(href) && isOwnHost(href))) element.removeAttribute('href');
       element.setAttribute('target', '_blank');
       element.setAttribute('rel', 'noopener noreferrer');
     }
