@@ -7,8 +7,9 @@ export interface AuthBadgeProps {
 }
 
 /**
- * The sender checks as one badge ("Signed by example.com ✓", "SPF failed ✗"); a click (or a
- * hover, through its title) explains each check in plain words. A disclosure, so no script.
+ * The sender checks as one badge ("Verified as example.com ✓", "SPF failed ✗"; the rules are
+ * describeAuth's); a click (or a hover, through its title) explains each check in plain words.
+ * A disclosure, so no script.
  */
 export function AuthBadge({ auth }: AuthBadgeProps) {
   const verdict = describeAuth(auth);
