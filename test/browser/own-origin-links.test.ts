@@ -60,7 +60,7 @@ describe('links into the app\'s own origin in a mail', { timeout: 90_000 }, () =
     expect(before).toEqual([address.split('@')[0]]);
 
     const create = `${server.baseUrl}/api/create?username=frommail`;
-    // The same origin spelt another way (localhost is another host: only the exact origin is ours).
+    // A DELETE route: no link can call it, but a link into our own origin is never offered whatever it names.
     const discard = `${server.baseUrl}/api/inbox/${address.split('@')[0]}`;
     await sendWithNodemailer(server.smtpPort, {
       from: '"Support" <support@example.org>',
