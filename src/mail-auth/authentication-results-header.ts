@@ -1,5 +1,5 @@
 import type { SenderAuth } from '../domain/sender-auth.js';
-import { at, signatureRows } from './map-mailauth-result.js';
+import { at, authorProblem, signatureRows } from './map-mailauth-result.js';
 
 /** RFC 5322 §2.1.1: a line MUST NOT be longer than 998 characters. */
 const MAX_LINE = 998;
@@ -26,7 +26,7 @@ export function authenticationResultsHeader(serverName: string, result: unknown,
     ...(dkim.length > 0 ? dkim : [result === undefined ? 'dkim=temperror' : 'dkim=none (message not signed)']),
     infoOf(result, 'spf') ?? `spf=${auth.spf.result}`,
     infoOf(result, 'arc') ?? `arc=${auth.arc.result}`,
-    infoOf(result, 'dmarc') ?? `dmarc=${auth.dmarc.result}`,
+    dmarcInfo(result, auth),
   ];
   return `Authentication-Results: ${serverName};\r\n ${infos.map(clean).join(';\r\n ')}\r\n`;
 }
@@ -35,6 +35,17 @@ export function authenticationResultsHeader(serverName: string, result: unknown,
 function infoOf(result: unknown, method: 'spf' | 'arc' | 'dmarc'): string | undefined {
   const info = at(result, method, 'info');
   return typeof info === 'string' && info.startsWith(`${method}=`) ? info : undefined;
+}
+
+/**
+ * The DMARC resinfo: mailauth's, unless the From field names no single author, where ours says
+ * `permerror` and why in a comment (mailauth evaluates several addresses of one domain, and
+ * writes nothing when it evaluates nothing).
+ */
+function dmarcInfo(result: unknown, auth: SenderAuth): string {
+  const problem = result === undefined ? undefined : authorProblem(result);
+  if (problem !== undefined && auth.dmarc.result === 'permerror') return `dmarc=permerror (${problem})`;
+  return infoOf(result, 'dmarc') ?? `dmarc=${auth.dmarc.result}`;
 }
 
 /** The header for verdicts mailauth did not give (the checks could not run at all). */

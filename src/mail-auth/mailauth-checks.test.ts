@@ -36,6 +36,9 @@ async function signed(selector = 's1'): Promise<Buffer> {
   return Buffer.concat([Buffer.from(result.signatures), unsigned]);
 }
 
+/** `unsigned` with its From line replaced by `lines`. */
+const withFrom = (lines: string): Buffer => Buffer.from(unsigned.toString('latin1').replace('From: Alice <alice@example.org>', lines), 'latin1');
+
 describe('runMailauthChecks', () => {
   it("gives what mailauth's authenticate() gives on the whole message, as the API and our header show it", async () => {
     const altered = Buffer.from((await signed()).toString('latin1').replace('Hello.', 'Hullo.'), 'latin1');
@@ -52,6 +55,9 @@ describe('runMailauthChecks', () => {
       ['null sender, an address as HELO name', unsigned, '192.0.2.7', '192.0.2.7', ''],
       ['unsigned, a body line that looks like a signature', bodyLikeASignature, '192.0.2.7', 'example.org', 'alice@example.org'],
       ['unsigned, LF line ends', lfOnly, '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['two From fields', withFrom('From: Alice <alice@example.org>\r\nFrom: <x@evil.test>'), '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['no From field', withFrom('Sender: <alice@example.org>'), '192.0.2.7', 'example.org', 'alice@example.org'],
+      ['two addresses of one domain', withFrom('From: alice@example.org, bob@example.org'), '192.0.2.7', 'example.org', 'alice@example.org'],
     ];
     for (const [name, message, ip, helo, sender] of cases) {
       const options = { ip, helo, sender, mta: 'mx.tempinbox.test' };
@@ -60,6 +66,8 @@ describe('runMailauthChecks', () => {
       const auth = mapMailauthResult(ours);
       expect(auth, name).toEqual(mapMailauthResult(theirs));
       expect(authenticationResultsHeader('mx.tempinbox.test', ours, auth), name).toBe(authenticationResultsHeader('mx.tempinbox.test', theirs, auth));
+      // SPF passes for example.org from 192.0.2.7; only a From of one author lets DMARC use it.
+      if (name.startsWith('two') || name.startsWith('no From')) expect(auth.dmarc, name).toEqual({ result: 'permerror', domain: '', policy: null });
     }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authenticationResultsHeader } from './authentication-results-header.js';
-import { mapMailauthResult, toAuthResult, unverified } from './map-mailauth-result.js';
+import { authorProblem, mapMailauthResult, toAuthResult, unverified } from './map-mailauth-result.js';
 
 const row = (result: string, extra: Record<string, unknown> = {}) => ({
   signingDomain: 'example.org',
@@ -10,9 +10,9 @@ const row = (result: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('mapMailauthResult', () => {
-  it('maps an unsigned message to dkim [] and a missing DMARC evaluation to none/null', () => {
+  it('maps an unsigned message to dkim [] and a missing DMARC evaluation (no single author domain) to permerror', () => {
     const auth = mapMailauthResult({
-      dkim: { results: [{ status: { result: 'none' }, info: 'dkim=none (message not signed)' }] },
+      dkim: { results: [{ status: { result: 'none' }, info: 'dkim=none (message not signed)' }], fromFields: 1, headerFrom: ['a@b.example@example.org'] },
       spf: { domain: 'example.org', status: { result: 'softfail' } },
       dmarc: false,
       arc: { status: { result: 'none' } },
@@ -20,9 +20,32 @@ describe('mapMailauthResult', () => {
     expect(auth).toEqual({
       spf: { result: 'softfail', domain: 'example.org' },
       dkim: [],
-      dmarc: { result: 'none', domain: '', policy: null },
+      dmarc: { result: 'permerror', domain: '', policy: null },
       arc: { result: 'none' },
     });
+  });
+
+  it('gives DMARC permerror when From names no single author: two From fields, none, or several addresses', () => {
+    // What mailauth evaluated, for a From that names one author of example.org.
+    const evaluated = { domain: 'example.org', policy: 'reject', status: { result: 'pass', header: { from: 'example.org' } } };
+    const cases: Array<[string, Record<string, unknown>, string | undefined]> = [
+      ['one author', { fromFields: 1, headerFrom: ['alice@example.org'] }, undefined],
+      ['two From fields', { fromFields: 2, headerFrom: ['security@bank.test', 'x@evil.test'] }, '2 From fields'],
+      ['no From field', { fromFields: 0, headerFrom: [] }, 'no From field'],
+      ['a From field with no address', { fromFields: 1, headerFrom: [] }, 'no address in From'],
+      ['two addresses of two domains', { fromFields: 1, headerFrom: ['security@bank.test', 'x@evil.test'] }, '2 addresses in From'],
+      ['two addresses of one domain', { fromFields: 1, headerFrom: ['alice@example.org', 'bob@example.org'] }, '2 addresses in From'],
+    ];
+    for (const [name, from, problem] of cases) {
+      // mailauth evaluates DMARC for one or several addresses of one domain, and nothing otherwise.
+      const oneDomain = problem === undefined || name === 'two addresses of one domain';
+      const result = { dkim: { results: [], ...from }, spf: { domain: 'evil.test', status: { result: 'pass' } }, dmarc: oneDomain ? evaluated : false };
+      expect(authorProblem(result), name).toBe(problem);
+      const auth = mapMailauthResult(result);
+      expect(auth.dmarc, name).toEqual(problem === undefined ? { result: 'pass', domain: 'example.org', policy: 'reject' } : { result: 'permerror', domain: '', policy: null });
+      const header = authenticationResultsHeader('mx.test', result, auth);
+      if (problem !== undefined) expect(header.endsWith(`;\r\n dmarc=permerror (${problem})\r\n`), header).toBe(true);
+    }
   });
 
   it('reads each signature, a missing key as permerror, and DMARC with its policy', () => {
@@ -41,7 +64,7 @@ describe('mapMailauthResult', () => {
     expect(toAuthResult('temperr')).toBe('temperror');
     expect(toAuthResult('bogus')).toBe('permerror');
     expect(toAuthResult(undefined)).toBe('permerror');
-    expect(mapMailauthResult(null)).toEqual({ spf: { result: 'none', domain: '' }, dkim: [], dmarc: { result: 'none', domain: '', policy: null }, arc: { result: 'none' } });
+    expect(mapMailauthResult(null)).toEqual({ spf: { result: 'none', domain: '' }, dkim: [], dmarc: { result: 'permerror', domain: '', policy: null }, arc: { result: 'none' } });
   });
 });
 
@@ -55,7 +78,7 @@ describe('authenticationResultsHeader', () => {
     };
     const header = authenticationResultsHeader('mx.tempinbox.test', result, mapMailauthResult(result));
     expect(header).toBe(
-      'Authentication-Results: mx.tempinbox.test;\r\n dkim=permerror header.d=example.org header.s=s1;\r\n spf=pass smtp.mailfrom=example.org X-Injected: yes;\r\n arc=none;\r\n dmarc=none\r\n',
+      'Authentication-Results: mx.tempinbox.test;\r\n dkim=permerror header.d=example.org header.s=s1;\r\n spf=pass smtp.mailfrom=example.org X-Injected: yes;\r\n arc=none;\r\n dmarc=permerror (no single From domain)\r\n',
     );
   });
 

@@ -40,6 +40,28 @@ export function at(value: unknown, ...path: string[]): unknown {
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/**
+ * Why the message's From field names no single author whom DMARC could confirm, or undefined
+ * when it names one: no From field, several From fields (RFC 5322 §3.6 allows one; a mail
+ * program may show either), no address or several addresses in it (even of one domain: the
+ * reader sees one sender, and the badge must be about the one they see), or an address without
+ * a single domain (mailauth then evaluates no DMARC, RFC 9989 §5.3.1). Read from the DKIM
+ * verifier's view of the header (`fromFields`, `headerFrom`), which feeds DMARC.
+ */
+export function authorProblem(result: unknown): string | undefined {
+  const fields = at(result, 'dkim', 'fromFields');
+  const addresses = at(result, 'dkim', 'headerFrom');
+  if (fields === 0) return 'no From field';
+  if (typeof fields === 'number' && fields > 1) return `${fields} From fields`;
+  if (Array.isArray(addresses) && addresses.length === 0) return 'no address in From';
+  if (Array.isArray(addresses) && addresses.length > 1) return `${addresses.length} addresses in From`;
+  const dmarc = at(result, 'dmarc');
+  return typeof dmarc === 'object' && dmarc !== null ? undefined : 'no single From domain';
+}
+
+/** DMARC when the From field names no single author: an error no later attempt can mend (RFC 8601 §2.7.1). */
+const NO_SINGLE_AUTHOR = { result: 'permerror', domain: '', policy: null } as const;
+
 /** The verdicts as the API shows them, from the result of mailauth's authenticate(). */
 export function mapMailauthResult(result: unknown): SenderAuth {
   const spf = at(result, 'spf');
@@ -52,14 +74,13 @@ export function mapMailauthResult(result: unknown): SenderAuth {
         domain: str(at(row, 'signingDomain')),
         selector: str(at(row, 'selector')),
       })),
-    dmarc: dmarc
+    dmarc: authorProblem(result) === undefined
       ? {
           result: toAuthResult(at(dmarc, 'status', 'result')),
           domain: str(at(dmarc, 'status', 'header', 'from')) || str(at(dmarc, 'domain')),
           policy: toPolicy(at(dmarc, 'policy')),
         }
-      : // No single author domain in From (RFC 9989 §5.3.1): nothing DMARC could evaluate.
-        { result: 'none', domain: '', policy: null },
+      : { ...NO_SINGLE_AUTHOR },
     arc: { result: toAuthResult(at(result, 'arc', 'status', 'result') ?? 'none') },
   };
 }

@@ -56,4 +56,18 @@ describe('DeliveryService', () => {
     room = true;
     expect((await f.delivery.acceptRecipient(`${inbox.username}@tempinbox.test`, 0)).inboxId).toBe(inbox.id);
   });
+
+  it('renames an Authentication-Results field that came under a served domain, with no checks configured (MAIL_AUTH=off)', async () => {
+    const f = serviceFixture();
+    const { inbox } = await f.inboxes.create((await f.newSession()).session, {}, 'ip');
+    const recipient = await f.delivery.acceptRecipient(`${inbox.username}@tempinbox.test`, 0);
+    const received = 'Authentication-Results: other.test; dmarc=pass\r\nAuthentication-Results: mx.example; spf=pass\r\nSubject: hi\r\n\r\nbody\r\n';
+    const trace = Buffer.from('Received: from x by tempinbox.test\r\n');
+    const { messageIds } = await f.delivery.deliver('s@example.org', [recipient], Buffer.from(received), { trace, clientAddress: '192.0.2.1', helo: 'x' });
+    const stored = await f.store.findRawMessage(messageIds[0] ?? '');
+    expect(Buffer.from(stored?.raw ?? []).toString()).toBe(`${trace.toString()}X-Original-${received}`);
+    // Without an SMTP transaction (a message handed over as stored bytes) nothing is touched.
+    const { messageIds: [plain = ''] } = await f.delivery.deliver('s@example.org', [recipient], Buffer.from(received));
+    expect(Buffer.from((await f.store.findRawMessage(plain))?.raw ?? []).toString()).toBe(received);
+  });
 });

@@ -1,6 +1,7 @@
 import { parseRecipient } from '../domain/address.js';
 import type { Clock } from '../domain/clock.js';
 import type { SenderAuth } from '../domain/sender-auth.js';
+import { renameClaimedAuthenticationResults } from '../domain/claimed-authentication-results.js';
 import { AppError } from '../domain/errors.js';
 import { withPrefix } from '../domain/message-bytes.js';
 import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
@@ -112,7 +113,8 @@ export class DeliveryService {
    * inbox_expired when any had expired (450 4.2.1 after DATA), else inbox_not_found.
    * When at least one inbox got it, the others are only logged (one reply after DATA).
    * With `transaction` (SMTP), the sender checks run on the received bytes first, and the
-   * stored message is the trace lines, then the Authentication-Results header, then `received`.
+   * stored message is the trace lines, then the Authentication-Results header, then `received`
+   * (with any Authentication-Results field in it under our name renamed).
    */
   async deliver(envelopeFrom: string, recipients: AcceptedRecipient[], received: Uint8Array, transaction?: TransactionInfo): Promise<DeliveryResult> {
     const inboxIds = new Set<string>();
@@ -140,7 +142,10 @@ export class DeliveryService {
   /**
    * The sender checks of an SMTP transaction (never a refusal: their verdicts are shown, the
    * message is delivered whatever they say) and the bytes to store: RFC 8601 §5 puts the
-   * Authentication-Results header above the received ones, below our own trace lines.
+   * Authentication-Results header above the received ones, below our own trace lines, and has
+   * any such field that came with the message under our name (a served domain: the first is
+   * our authserv-id) renamed, so that only ours reads as ours, whether the checks run or not.
+   * The checks read the bytes as received (a DKIM signature may cover those fields).
    */
   private async authenticate(envelopeFrom: string, received: Uint8Array, transaction: TransactionInfo | undefined): Promise<{ raw: Uint8Array; auth: SenderAuth | null }> {
     if (transaction === undefined) return { raw: received, auth: null };
@@ -148,8 +153,9 @@ export class DeliveryService {
     const outcome = senderAuth === undefined
       ? undefined
       : await senderAuth.check({ message: received, clientAddress: transaction.clientAddress, helo: transaction.helo, envelopeFrom });
+    const kept = renameClaimedAuthenticationResults(received, this.deps.domains);
     // In the room the listener left in front of `received` (domain/message-bytes.ts): no copy.
-    return { raw: withPrefix([transaction.trace, outcome?.header ?? new Uint8Array(0)], received), auth: outcome?.auth ?? null };
+    return { raw: withPrefix([transaction.trace, outcome?.header ?? new Uint8Array(0)], kept), auth: outcome?.auth ?? null };
   }
 
   /** The caps of the plan at `now`; the postmaster inbox has none (it is trimmed instead). */

@@ -143,7 +143,7 @@ describe('web app: message details and live fallback', { timeout: 90_000 }, () =
 
     // The sender badge, and its explanation on demand (and as a tooltip).
     const badge = page.getByTestId('auth');
-    expect(await badge.locator('summary').textContent()).toBe('Signed by example.com ✓');
+    expect(await badge.locator('summary').textContent()).toBe('Verified as example.com ✓');
     expect(await badge.locator('summary').getAttribute('title')).toContain('DMARC passed');
     expect(await badge.locator('li').first().isVisible()).toBe(false);
     await badge.locator('summary').click();

@@ -13,9 +13,10 @@ import { createLogger } from '../../src/observability/logger.js';
 
 /**
  * The Fetch Metadata guard on every state-changing route (docs/api.md "Session cookie"), through
- * Fastify's inject on an app over a real SQLite file: a page of another site gets
- * `403 cross_site_request` and changes nothing; the web app (`same-origin`), a typed URL
- * (`none`) and clients that send no such header (curl, the CLI) work as before.
+ * Fastify's inject on an app over a real SQLite file: a page of another site, and any
+ * navigation (a link or a form, even on our own origin, such as a link in a mail) gets
+ * `403 cross_site_request` and changes nothing; the web app's fetch() (`same-origin`, mode
+ * `cors`) and clients that send no such header (curl, the CLI) work as before.
  */
 
 /** The first `name=value` pair of a Set-Cookie answer, to send back as Cookie. */
@@ -24,7 +25,7 @@ function cookieOf(setCookie: string | string[] | undefined): string {
   return line.split(';')[0] ?? '';
 }
 
-describe('Sec-Fetch-Site guard on state-changing routes', () => {
+describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () => {
   let app: App;
   let db: Database.Database;
   const dir = mkdtempSync(join(tmpdir(), 'tempinbox-csrf-'));
@@ -45,6 +46,7 @@ describe('Sec-Fetch-Site guard on state-changing routes', () => {
   });
 
   const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const rows = (sql: string): unknown[] => db.prepare(sql).all();
 
   /** A premium session with one inbox holding one message: everything a forged request could harm. */
   async function victim(): Promise<{ cookie: string; username: string; messageId: string; key: string }> {
@@ -98,9 +100,54 @@ describe('Sec-Fetch-Site guard on state-changing routes', () => {
     },
   );
 
-  it.each([['same-origin'], ['none'], [undefined]])('Sec-Fetch-Site: %s → every state-changing route works as before', async (site) => {
+  it.each([
+    ['same-origin', 'navigate'],
+    ['none', 'navigate'],
+    [undefined, 'navigate'],
+    ['same-origin', 'Navigate'],
+    ['same-origin', 'nested-navigate'],
+    ['same-origin', 'no-cors'],
+    ['same-origin', 'websocket'],
+    ['same-origin', 'something-new'],
+  ])(
+    'Sec-Fetch-Site: %s with Sec-Fetch-Mode: %s (a link, a form, a typed URL, an image) → 403 on every state-changing route; nothing stored',
+    async (site, mode) => {
+      const v = await victim();
+      const before = { sessions: count('sessions'), inboxes: count('inboxes'), messages: count('messages') };
+      for (const forged of forgeries(v)) {
+        for (const cookie of [v.cookie, undefined]) {
+          const headers = { 'sec-fetch-mode': mode, ...(site === undefined ? {} : { 'sec-fetch-site': site }), ...(cookie === undefined ? {} : { cookie }) };
+          const answer = await app.http.inject({ ...forged, headers });
+          expect(answer.statusCode, `${forged.name} with ${site}/${mode}`).toBe(403);
+          if (forged.method !== 'HEAD') {
+            expect(answer.json()).toMatchObject({ success: false, error: { code: 'cross_site_request', message: expect.stringContaining('link') } });
+          }
+          expect(answer.headers['set-cookie'], forged.name).toBeUndefined();
+        }
+      }
+      expect({ sessions: count('sessions'), inboxes: count('inboxes'), messages: count('messages') }).toEqual(before);
+      expect(rows("SELECT username FROM inboxes WHERE username LIKE 'victim%'")).toEqual([]);
+    },
+  );
+
+  it('leaves reads alone when navigated to: a link to a message, its .eml or the OpenAPI document works', async () => {
     const v = await victim();
-    const headers = { cookie: v.cookie, ...(site === undefined ? {} : { 'sec-fetch-site': site }) };
+    const headers = { cookie: v.cookie, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' };
+    expect((await app.http.inject({ method: 'GET', url: `/api/messages/${v.messageId}/raw`, headers })).statusCode).toBe(200);
+    expect((await app.http.inject({ method: 'GET', url: '/api/openapi.json', headers })).statusCode).toBe(200);
+    expect((await app.http.inject({ method: 'GET', url: '/api/session', headers })).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['same-origin', undefined],
+    ['none', undefined],
+    [undefined, undefined],
+    ['same-origin', 'cors'],
+    ['same-origin', 'same-origin'],
+    [undefined, 'cors'],
+  ])('Sec-Fetch-Site: %s, Sec-Fetch-Mode: %s (the web app\'s fetch, curl) → every state-changing route works as before', async (site, mode) => {
+    const v = await victim();
+    const headers = { cookie: v.cookie, ...(site === undefined ? {} : { 'sec-fetch-site': site }), ...(mode === undefined ? {} : { 'sec-fetch-mode': mode }) };
     const name = `name${Math.random().toString(36).slice(2, 10)}`;
     const create = await app.http.inject({ method: 'GET', url: `/api/create?username=${name}`, headers });
     expect(create.statusCode).toBe(200);
@@ -111,7 +158,8 @@ describe('Sec-Fetch-Site guard on state-changing routes', () => {
     expect((await app.http.inject({ method: 'DELETE', url: `/api/messages/${v.messageId}`, headers })).json()).toEqual({ success: true });
     expect((await app.http.inject({ method: 'DELETE', url: `/api/inbox/${v.username}`, headers })).json()).toEqual({ success: true });
     // A cookie-less create (curl's first call) still makes a session.
-    const fresh = await app.http.inject({ method: 'GET', url: '/api/create', headers: site === undefined ? {} : { 'sec-fetch-site': site } });
+    const { cookie: _cookie, ...uncookied } = headers;
+    const fresh = await app.http.inject({ method: 'GET', url: '/api/create', headers: uncookied });
     expect(fresh.statusCode).toBe(200);
     expect(cookieOf(fresh.headers['set-cookie'])).toMatch(/^tempinbox_session=[A-Za-z0-9_-]{43}$/);
   });

@@ -1,5 +1,6 @@
 import type { MessageAuth } from '../api/api-types.js';
 import { describeAuth } from '../lib/auth-verdict.js';
+import { showBidiControls } from '../lib/bidi-text.js';
 
 /** Props of AuthBadge. */
 export interface AuthBadgeProps {
@@ -7,16 +8,19 @@ export interface AuthBadgeProps {
 }
 
 /**
- * The sender checks as one badge ("Signed by example.com ✓", "SPF failed ✗"); a click (or a
- * hover, through its title) explains each check in plain words. A disclosure, so no script.
+ * The sender checks as one badge ("Verified as example.com ✓", "SPF failed ✗"; the rules are
+ * describeAuth's); a click (or a hover, through its title) explains each check in plain words.
+ * A disclosure, so no script.
  */
 export function AuthBadge({ auth }: AuthBadgeProps) {
-  const verdict = describeAuth(auth);
+  // Its domains come from the message's headers: plain text with any direction control shown.
+  const { tone, label, details: lines } = describeAuth(auth);
+  const details = lines.map(showBidiControls);
   return (
-    <details class={`auth auth--${verdict.tone}`} data-testid="auth">
-      <summary class="auth__badge" title={verdict.details.join('\n')}>{verdict.label}</summary>
+    <details class={`auth auth--${tone}`} data-testid="auth">
+      <summary class="auth__badge" title={details.join('\n')}><bdi>{showBidiControls(label)}</bdi></summary>
       <ul class="auth__details">
-        {verdict.details.map((line) => <li key={line}>{line}</li>)}
+        {details.map((line) => <li key={line}>{line}</li>)}
       </ul>
     </details>
   );

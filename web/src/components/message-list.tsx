@@ -3,6 +3,7 @@ import type { LiveMode } from '../lib/inbox-reducer.js';
 import { formatShortDate } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';
 import { CopyCodeButton } from './copy-code-button.js';
+import { IsolatedText } from './isolated-text.js';
 
 /** Props of MessageList. */
 export interface MessageListProps {
@@ -51,13 +52,13 @@ export function MessageList({ messages, loaded, live, address, selectedId, isSee
                   data-id={message.id}
                 >
                   <span class="message-item__dot" aria-hidden="true" />
-                  <span class="message-item__from">{sender.name}</span>
+                  <IsolatedText class="message-item__from" text={sender.name} />
                   <time class="message-item__date" dateTime={message.date}>{formatShortDate(message.date)}</time>
                   <span class="message-item__subject">
                     {!read && <span class="visually-hidden">Unread: </span>}
-                    {message.subject || '(no subject)'}
+                    <IsolatedText text={message.subject || '(no subject)'} />
                   </span>
-                  <span class="message-item__snippet">{message.body.slice(0, 140)}</span>
+                  <IsolatedText class="message-item__snippet" text={message.body.slice(0, 140)} />
                 </button>
                 {code !== undefined && <CopyCodeButton code={code} size="chip" announce={announce} />}
               </li>

@@ -1,11 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { attachmentUrl, rawUrl } from '../api/api-client.js';
 import type { Message } from '../api/api-types.js';
+import { showBidiControls, withoutBidiControls } from '../lib/bidi-text.js';
 import { formatLongDate, formatSize } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';
 import { prepareMailHtml } from '../lib/prepare-mail-html.js';
 import { AuthBadge } from './auth-badge.js';
 import { CopyCodeButton } from './copy-code-button.js';
+import { IsolatedText } from './isolated-text.js';
 import { LinkList } from './link-list.js';
 import { MailFrame } from './mail-frame.js';
 
@@ -51,7 +53,7 @@ export function MessageView({ message, busy, onDelete, onClose, onLoadFull, anno
         </button>
       </div>
       <header class="reader__header">
-        <h2 id="reader-subject" class="reader__subject" tabIndex={-1} ref={heading}>{message.subject || '(no subject)'}</h2>
+        <h2 id="reader-subject" class="reader__subject" tabIndex={-1} ref={heading}><IsolatedText text={message.subject || '(no subject)'} /></h2>
         {codes.length > 0 && (
           <section class="codes" aria-label={codes.length === 1 ? 'Code in this message' : 'Codes in this message'}>
             <p class="codes__label">{codes.length === 1 ? 'Code' : 'Codes'} <span class="codes__hint">(click to copy)</span></p>
@@ -63,8 +65,9 @@ export function MessageView({ message, busy, onDelete, onClose, onLoadFull, anno
         <dl class="reader__meta">
           <dt>From</dt>
           <dd>
-            <span class="reader__from-name">{sender.name}</span>
-            {sender.address !== sender.name && <span class="reader__from-address"> &lt;{sender.address}&gt;</span>}
+            {/* Each part isolated: a name can neither reorder nor hide the address after it. */}
+            <IsolatedText class="reader__from-name" text={sender.name} />
+            {sender.address !== sender.name && <span class="reader__from-address"> &lt;<IsolatedText text={sender.address} />&gt;</span>}
           </dd>
           {message.auth !== undefined && message.auth !== null && (
             <>
@@ -73,11 +76,11 @@ export function MessageView({ message, busy, onDelete, onClose, onLoadFull, anno
             </>
           )}
           <dt>To</dt>
-          <dd>{message.to}</dd>
+          <dd><IsolatedText text={message.to} /></dd>
           {typeof message.recipient === 'string' && message.recipient !== '' && (
             <>
               <dt>Delivered to</dt>
-              <dd data-testid="recipient">{message.recipient}</dd>
+              <dd data-testid="recipient"><IsolatedText text={message.recipient} /></dd>
             </>
           )}
           <dt>Received</dt>
@@ -112,9 +115,9 @@ export function MessageView({ message, busy, onDelete, onClose, onLoadFull, anno
       )}
       <div class="reader__body">
         {view === 'html' && message.html !== null ? (
-          <MailFrame html={message.html} showRemote={showRemote} title={`Message: ${message.subject || '(no subject)'}`} />
+          <MailFrame html={message.html} showRemote={showRemote} title={`Message: ${showBidiControls(message.subject || '(no subject)')}`} />
         ) : (
-          <pre class="plain-text" data-testid="plain-text">{message.body || '(This message has no text.)'}</pre>
+          <pre class="plain-text" data-testid="plain-text"><IsolatedText text={message.body || '(This message has no text.)'} /></pre>
         )}
       </div>
       {message.attachments.length > 0 && (
@@ -123,9 +126,9 @@ export function MessageView({ message, busy, onDelete, onClose, onLoadFull, anno
           <ul role="list">
             {message.attachments.map((attachment) => (
               <li key={attachment.id}>
-                <a href={attachmentUrl(message.id, attachment.id)} download={attachment.filename} class="attachment">
-                  <span class="attachment__name">{attachment.filename}</span>
-                  <span class="attachment__meta">{attachment.content_type}, {formatSize(attachment.size)}</span>
+                <a href={attachmentUrl(message.id, attachment.id)} download={withoutBidiControls(attachment.filename)} class="attachment">
+                  <IsolatedText class="attachment__name" text={attachment.filename} />
+                  <span class="attachment__meta"><IsolatedText text={attachment.content_type} />, {formatSize(attachment.size)}</span>
                 </a>
               </li>
             ))}

@@ -1,4 +1,5 @@
 import type { Inbox, InboxSummary, Limits, Message, SessionInfo } from '../api/api-types.js';
+import { showBidiControls } from './bidi-text.js';
 import { mergeMessages } from './merge-messages.js';
 
 /** A notice above the inbox: an error, a rate limit, or a success. */
@@ -99,7 +100,8 @@ function summary(inbox: Inbox): InboxSummary {
 function arrivalText(fresh: Message[]): string {
   const first = fresh[0];
   if (fresh.length !== 1 || first === undefined) return `${fresh.length} new messages`;
-  return `New message from ${first.from}: ${first.subject || '(no subject)'}`;
+  // Read aloud from mail-derived text: any direction control said as its name.
+  return `New message from ${showBidiControls(first.from)}: ${showBidiControls(first.subject || '(no subject)')}`;
 }
 
 /** Messages of the current inbox: ignored when they answer for an inbox no longer shown. */

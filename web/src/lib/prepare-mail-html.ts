@@ -23,7 +23,11 @@ function cleanUrl(value: string): string {
   return value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 }
 
-/** A remote URL on this page's own origin: mail must never make the reader call the API. */
+/**
+ * A remote URL on this page's own origin: mail must never make the reader call the API, nor
+ * put them one click from it (the server refuses navigations to its state-changing routes
+ * too). Unparseable counts as ours: dropped.
+ */
 function isOwnOrigin(url: string): boolean {
   try {
     return new URL(url).origin === location.origin;
@@ -52,7 +56,8 @@ const IMAGE_STYLE = ';max-width:100%;height:auto';
  * a complete document for a sandboxed `srcdoc` frame. Parsing with DOMParser is inert: no
  * script runs and nothing loads while we edit. Remote images and CSS that loads anything are
  * held back until `showRemote`, so tracking pixels do not fire on open; links open in a new
- * tab without opener or referrer; anything that loads, runs or submits is removed.
+ * tab without opener or referrer, and links to this page's own origin lose their target;
+ * anything that loads, runs or submits is removed.
  */
 export function prepareMailHtml(html: string, showRemote: boolean): PreparedMail {
   const doc = new DOMParser().parseFromString(html, 'text/html');
@@ -89,7 +94,7 @@ export function prepareMailHtml(html: string, showRemote: boolean): PreparedMail
     }
     if (element.tagName === 'A') {
       const href = cleanUrl(element.getAttribute('href') ?? '');
-      if (!LINK_SCHEME.test(href)) element.removeAttribute('href');
+      if (!LINK_SCHEME.test(href) || (REMOTE.test(href) && isOwnOrigin(href))) element.removeAttribute('href');
       element.setAttribute('target', '_blank');
       element.setAttribute('rel', 'noopener noreferrer');
     }

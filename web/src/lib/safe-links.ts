@@ -7,14 +7,21 @@ export const MAX_LINKS_SHOWN = 50;
 export interface ShownLink {
   href: string;
   text: string;
+  /**
+   * The URL is on this page's own origin (the app and its API): shown as text, never as a
+   * link, so a mail can never have the reader's browser call the API.
+   */
+  own: boolean;
 }
 
 /**
  * The message's links that are safe to offer: only absolute `http:`/`https:` URLs (never
  * `javascript:`, `data:` or a relative one that would point at this page's own origin),
- * without duplicates, at most MAX_LINKS_SHOWN. The server already filters; the page does not rely on it.
+ * without duplicates, at most MAX_LINKS_SHOWN; those on `ownOrigin` (this page's, e.g.
+ * `https://tempinbox.test`) are marked `own`. The server already filters; the page does not
+ * rely on it.
  */
-export function safeLinks(links: readonly MessageLink[] | undefined): ShownLink[] {
+export function safeLinks(links: readonly MessageLink[] | undefined, ownOrigin: string): ShownLink[] {
   const shown: ShownLink[] = [];
   const seen = new Set<string>();
   for (const link of links ?? []) {
@@ -30,7 +37,7 @@ export function safeLinks(links: readonly MessageLink[] | undefined): ShownLink[
     if (seen.has(url.href)) continue;
     seen.add(url.href);
     const text = typeof link.text === 'string' ? link.text.trim() : '';
-    shown.push({ href: url.href, text: text === '' ? url.href : text });
+    shown.push({ href: url.href, text: text === '' ? url.href : text, own: url.origin === ownOrigin });
   }
   return shown;
 }
