@@ -15,7 +15,8 @@ import type {
 /**
  * Filters of a listing, each a case-insensitive substring, all of them ANDed (docs/api.md,
  * check): `to` of the copy's recipient address, `from` of the From header or the envelope
- * sender, `subject` of the subject. Empty or absent: no filter.
+ * sender, `subject` of the subject. Empty or absent: no filter. A filter matches when its
+ * fold is a substring of the field's stored match key (domain/match-key.ts), on every backend.
  */
 export interface MessageFilter {
   to?: string;
@@ -34,6 +35,12 @@ export interface MessagePageQuery {
   sinceId?: string;
   /** Only messages received before this one; an id that is not a message of the inbox gives no messages and `beforeFound: false`. */
   beforeId?: string;
+  /**
+   * Only messages received after this one, which must be a message of the inbox: a held
+   * wait's cursor, what it has looked at already (services/mail-wait.ts). An id that is not a
+   * message of the inbox gives no messages and `afterFound: false`. Combinable with `sinceId`.
+   */
+  afterId?: string;
   /** Most messages read. */
   limit: number;
   /** `text` and `html` are cut to this many bytes of UTF-8 (whole characters); cut messages are `truncated`. */
@@ -49,6 +56,8 @@ export interface MessagePage {
   messages: MessageView[];
   /** False when `beforeId` was given and is not a message of the inbox. */
   beforeFound: boolean;
+  /** Only with `afterId`: false when it is not a message of the inbox. */
+  afterFound?: boolean;
 }
 
 /**
@@ -75,6 +84,8 @@ export interface MessageIdPage {
   ids: string[];
   /** False when `beforeId` was given and is not a message of the inbox. */
   beforeFound: boolean;
+  /** Only with `afterId`: false when it is not a message of the inbox. */
+  afterFound?: boolean;
 }
 
 /** What pollInbox reads: a poll's session, inbox and mark (docs/architecture.md "One statement per poll"). */

@@ -25,6 +25,8 @@ export interface CheckRequest {
 export interface CheckPage {
   messages: MessageView[];
   hasMore: boolean;
+  /** Only when read after a wait's cursor (`afterId`): false when that message is gone and nothing was read. */
+  afterFound?: boolean;
 }
 
 /** Bytes a message takes in the answer as the transport serialises it. */
@@ -35,9 +37,10 @@ export type MessageSize = (message: MessageView) => number;
  * and no more than CHECK_BUDGET_BYTES of serialised answer (`sizeOf` measures each message as
  * it is added; the first one always goes in). The store is read in batches of
  * CHECK_READ_BATCH, yielding to the event loop between them, so messages past the budget are
- * never read and no single read holds the loop for long.
+ * never read and no single read holds the loop for long. `afterId` (a held wait's cursor,
+ * MailWait) leaves out the messages up to that one, which must still be in the inbox.
  */
-export async function readCheckPage(store: MailStore, inboxId: string, request: CheckRequest, sizeOf: MessageSize): Promise<CheckPage> {
+export async function readCheckPage(store: MailStore, inboxId: string, request: CheckRequest, sizeOf: MessageSize, afterId?: string): Promise<CheckPage> {
   const messages: MessageView[] = [];
   let used = CHECK_ENVELOPE_BYTES;
   let cursor = request.beforeId;
@@ -47,10 +50,13 @@ export async function readCheckPage(store: MailStore, inboxId: string, request: 
     const page = await store.listMessagePage(inboxId, {
       sinceId: request.sinceId,
       beforeId: cursor,
+      afterId,
       limit: want,
       maxFieldBytes: CHECK_FIELD_BYTES,
       filter: request.filter,
     });
+    // The cursor was deleted meanwhile: what the caller asked for is unknown.
+    if (page.afterFound === false) return messages.length === 0 ? { messages, hasMore: false, afterFound: false } : { messages, hasMore: true };
     if (!page.beforeFound) {
       if (messages.length === 0) throw new AppError('invalid_request', 'before is not a message of this inbox.');
       // The last message read was deleted meanwhile: what lies beyond it is unknown.

@@ -5,6 +5,7 @@ import { CHECK_MAX_LIMIT } from '../domain/check-limits.js';
 import { AppError } from '../domain/errors.js';
 import { CREATE_PER_ADDRESS, CREATE_PER_SESSION } from '../domain/fair-use.js';
 import { isId, newId } from '../domain/ids.js';
+import { hasControlCharacter } from '../domain/match-key.js';
 import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
@@ -54,7 +55,7 @@ export interface InboxServiceDeps {
   plan: PlanSettings;
 }
 
-/** Refuses a check whose ids are not shaped like ids or whose limit is out of range (invalid_request). */
+/** Refuses a check whose ids are not shaped like ids, whose limit is out of range or whose filter has a control character (invalid_request). */
 export function assertCheckRequest(request: CheckRequest): void {
   const problem = checkRequestProblem(request);
   if (problem !== null) throw new AppError('invalid_request', problem);
@@ -66,6 +67,11 @@ function checkRequestProblem(request: CheckRequest): string | null {
   if (request.beforeId !== undefined && !isId(request.beforeId)) return 'before must be a message id.';
   if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > CHECK_MAX_LIMIT) {
     return `limit must be an integer from 1 to ${CHECK_MAX_LIMIT}.`;
+  }
+  const filter = request.filter ?? {};
+  for (const name of ['to', 'from', 'subject'] as const) {
+    const value = filter[name];
+    if (value !== undefined && hasControlCharacter(value)) return `${name} must not contain control characters.`;
   }
   return null;
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
-import type { MailStore } from '../ports/mail-store.js';
+import { hasFilter, type MailStore } from '../ports/mail-store.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
 import type { ClientGone } from './client-gone.js';
 import type { Hold, HeldRequests } from './held-requests.js';
@@ -46,6 +46,12 @@ export class MailWait extends WokenPump<CheckPage> {
   private page: CheckPage = { messages: [], hasMore: false };
   /** The next read is the first one. */
   private first = true;
+  /**
+   * A filtered wait's cursor: the newest message of the inbox when its last read matched
+   * nothing. Every message up to it was looked at, and a stored message never changes, so a
+   * wake-up reads only what came after it, not the whole inbox again. Undefined: from `since`.
+   */
+  private examined: string | undefined;
   private hold: Hold | undefined;
   private offShutdown: (() => void) | undefined;
   private readonly unsubscribe: () => void;
@@ -104,7 +110,7 @@ export class MailWait extends WokenPump<CheckPage> {
 
   private async read(): Promise<CheckPage> {
     const { reads, store } = this.deps;
-    const { inboxId, request, sizeOf, key } = this.target;
+    const { inboxId, request, key } = this.target;
     this.woken = false;
     const mark = reads.mark;
     if (this.first) {
@@ -112,12 +118,39 @@ export class MailWait extends WokenPump<CheckPage> {
       // A client that waits again after each answer asks for what came after the newest
       // message it has: the ids alone (one index read, no body) tell when that is nothing.
       if (request.sinceId !== undefined) {
+        const head = await this.newestIfFiltered();
         const { ids } = await store.listMessageIds(inboxId, { sinceId: request.sinceId, limit: 1, filter: request.filter });
-        if (ids.length === 0) return { messages: [], hasMore: false };
+        if (ids.length === 0) {
+          this.examined = head;
+          return { messages: [], hasMore: false };
+        }
       }
     }
     // Every waiter of the inbox woken by one message asks the same: one read for them all.
-    return reads.read(key, mark, () => readCheckPage(store, inboxId, request, sizeOf));
+    const after = this.examined;
+    let read = await reads.read(`${key}\n${after ?? ''}`, mark, () => this.readAfter(after));
+    // The cursor was deleted: read from `since` again.
+    if (read.page.afterFound === false) read = await reads.read(`${key}\n`, mark, () => this.readAfter(undefined));
+    this.examined = read.page.messages.length === 0 ? read.head : undefined;
+    return read.page;
+  }
+
+  /**
+   * The page after the cursor `after`, and, for a filtered wait, the newest message of the
+   * inbox read just before it: the page has looked at least that far (a shared read hands
+   * every waiter the pair it read together).
+   */
+  private async readAfter(after: string | undefined): Promise<{ page: CheckPage; head: string | undefined }> {
+    const { store } = this.deps;
+    const { inboxId, request, sizeOf } = this.target;
+    const head = await this.newestIfFiltered();
+    return { page: await readCheckPage(store, inboxId, request, sizeOf, after), head };
+  }
+
+  /** The inbox's newest message id when the wait has a filter (one index read), else undefined: an unfiltered read stops at the first message. */
+  private async newestIfFiltered(): Promise<string | undefined> {
+    if (!hasFilter(this.target.request.filter)) return undefined;
+    return (await this.deps.store.listMessageIds(this.target.inboxId, { limit: 1 })).ids[0];
   }
 
   protected release(): void {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
 import { describeExpiryContract } from './expiry-contract.js';
+import { describeFilterContract } from './filter-contract.js';
 import { describeInboxContract } from './inbox-contract.js';
 import { describeInsightsContract } from './insights-contract.js';
 import { describeLimitsContract } from './limits-contract.js';
@@ -77,6 +78,7 @@ export function runMailStoreContract(
     describeLimitsContract(store);
     describeUsageContract(store, overwriteUsage);
     describeLiveContract(store, makeEvents);
+    describeFilterContract(store);
   });
 }
 

@@ -10,6 +10,7 @@ import { createTestDatabase, postgresAvailable, type TestDatabase } from '../hel
 import { runMailStoreContract } from './mail-store-contract.js';
 import { addInbox, allByteValues, at, deliverOne, expectBytes, makeAttachment } from './mail-store-fixtures.js';
 import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migration.js';
+import { expectBackfilledKeys, expectKeylessCopiesMatched, seedBeforeFilterKeys } from './filter-key-migration.js';
 
 /** Every table the store writes, emptied between tests (the database is this file's own). */
 const TABLES = ['message_insights', 'attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
@@ -89,7 +90,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
         const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
         try {
           const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
-          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage']);
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage', '0006-filter-keys']);
           const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
           // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
           expect(unlogged.rows[0]?.relpersistence).toBe('u');
@@ -120,6 +121,41 @@ describe.skipIf(!available)('PostgreSQL', () => {
         }
       } finally {
         await fresh.drop();
+      }
+    });
+
+    it('migration 0006-filter-keys gives the copies stored before it their match keys, in batches', async () => {
+      const fresh = await createTestDatabase();
+      try {
+        const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined }) }) });
+        try {
+          await seedBeforeFilterKeys(db, postgresDialect);
+          const store = storeOn(fresh.url);
+          try {
+            await store.migrate();
+            await expectBackfilledKeys(store, db);
+          } finally {
+            await store.close();
+          }
+        } finally {
+          await db.destroy();
+        }
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    it('matches a copy stored without match keys (an earlier release) through lower()', async () => {
+      const store = storeOn(url());
+      const pool = createPostgresPool(url(), { poolSize: 1, onConnectionError: () => undefined });
+      try {
+        await store.migrate();
+        await expectKeylessCopiesMatched(store, async (messageId) => {
+          await pool.query('update messages set to_key = null, from_key = null, subject_key = null where id = $1', [messageId]);
+        });
+      } finally {
+        await pool.end();
+        await store.close();
       }
     });
 

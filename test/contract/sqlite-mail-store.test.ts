@@ -11,6 +11,7 @@ import { createSqliteStore, openSqliteDatabase } from '../../src/storage/sql/sql
 import { runMailStoreContract } from './mail-store-contract.js';
 import { addInbox, allByteValues, at, deliver, deliverOne, expectBytes, makeAttachment, makeInbox } from './mail-store-fixtures.js';
 import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migration.js';
+import { expectBackfilledKeys, expectKeylessCopiesMatched, seedBeforeFilterKeys } from './filter-key-migration.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tempinbox-sqlite-'));
 let fileNumber = 0;
@@ -140,6 +141,41 @@ describe('SQLite store', () => {
     try {
       await store.migrate();
       await expectBackfilledUsage(store);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('migration 0006-filter-keys gives the copies stored before it their match keys, in batches', async () => {
+    const path = freshPath();
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqliteDatabase(path) }) });
+    try {
+      await seedBeforeFilterKeys(db, sqliteDialect);
+      const store = createSqliteStore(path);
+      try {
+        await store.migrate();
+        await expectBackfilledKeys(store, db);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('matches a copy stored without match keys (an earlier release) through lower()', async () => {
+    const path = freshPath();
+    const store = createSqliteStore(path);
+    try {
+      await store.migrate();
+      await expectKeylessCopiesMatched(store, async (messageId) => {
+        const raw = openSqliteDatabase(path);
+        try {
+          raw.prepare('update messages set to_key = null, from_key = null, subject_key = null where id = ?').run(messageId);
+        } finally {
+          raw.close();
+        }
+      });
     } finally {
       await store.close();
     }

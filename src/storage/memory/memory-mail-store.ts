@@ -15,6 +15,7 @@ import type {
   SweepCounts,
 } from '../../domain/types.js';
 import { cutText } from '../../domain/text-cut.js';
+import { foldFilter, fromMatchKey, matchKey, type FoldedFilter } from '../../domain/match-key.js';
 import { copyVerdict } from '../../domain/plan.js';
 import { owns } from '../../domain/ownership.js';
 import {
@@ -30,7 +31,6 @@ import {
   type RedeemStatus,
   type StorePolicy,
   type MessagePage,
-  type MessageFilter,
   type MessagePageQuery,
   type InboxMark,
   type InboxPoll,
@@ -68,6 +68,8 @@ interface StoredMessage {
   receivedAt: number;
   /** The envelope address of this copy; '' when unknown. */
   recipient: string;
+  /** The match keys of the filters, as the SQL store stores them (domain/match-key.ts). */
+  keys: FoldedFilter;
 }
 
 const copyDate = (date: Date): Date => new Date(date.getTime());
@@ -389,10 +391,16 @@ export class MemoryMailStore implements MailStore {
         insights: structuredClone({ codes: parsed.codes, links: parsed.links, auth: message.auth ?? null }),
         copies: targets.length,
       });
+      const from = fromMatchKey(parsed.from, message.envelopeFrom);
+      const subject = matchKey(parsed.subject);
       for (const inboxId of targets) {
+        const recipient = message.recipients?.get(inboxId) ?? '';
+        const inbox = this.inboxes.get(inboxId);
+        const to = matchKey(recipient !== '' || inbox === undefined ? recipient : `${inbox.username}@${inbox.domain}`);
         const copy: StoredMessage = { seq: this.nextSeq++, id: newId(), inboxId, contentId,
           receivedAt: message.receivedAt.getTime(),
-          recipient: message.recipients?.get(inboxId) ?? '',
+          recipient,
+          keys: { to, from, subject },
         };
         this.messages.set(copy.id, copy);
         const list = this.byInbox.get(inboxId) ?? [];
@@ -448,8 +456,8 @@ export class MemoryMailStore implements MailStore {
 
   async listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
     // The cut does not matter for ids; 0 keeps the views small.
-    const page = await this.listMessagePage(inboxId, { ...query, maxFieldBytes: 0 });
-    return { ids: page.messages.map((message) => message.id), beforeFound: page.beforeFound };
+    const { messages, ...found } = await this.listMessagePage(inboxId, { ...query, maxFieldBytes: 0 });
+    return { ids: messages.map((message) => message.id), ...found };
   }
 
   findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
@@ -467,20 +475,23 @@ export class MemoryMailStore implements MailStore {
         const message = id === undefined ? undefined : this.messages.get(id);
         return message !== undefined && message.inboxId === inboxId ? message.seq : undefined;
       };
-      const after = seqOf(query.sinceId) ?? 0;
+      const cursor = query.afterId === undefined ? 0 : seqOf(query.afterId);
+      const afterFound = query.afterId === undefined ? {} : { afterFound: cursor !== undefined };
       const before = query.beforeId === undefined ? Infinity : seqOf(query.beforeId);
-      if (before === undefined) return { messages: [], beforeFound: false };
+      if (before === undefined) return { messages: [], beforeFound: false, ...afterFound };
+      if (cursor === undefined) return { messages: [], beforeFound: true, afterFound: false };
+      const after = Math.max(seqOf(query.sinceId) ?? 0, cursor);
       const limit = Math.max(0, Math.floor(query.limit));
       const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
+      const filter = foldFilter(query.filter);
       const page: MessageView[] = [];
       const inRange = list.filter((message) => message.seq > after && message.seq < before);
       if (query.oldestFirst !== true) inRange.reverse();
       for (const message of inRange) {
         if (page.length >= limit) break;
-        const view = this.cutView(message, maxFieldBytes);
-        if (matchesFilter(view, this.content(message).envelopeFrom, query.filter)) page.push(view);
+        if (matchesFilter(message.keys, filter)) page.push(this.cutView(message, maxFieldBytes));
       }
-      return { messages: page, beforeFound: true };
+      return { messages: page, beforeFound: true, ...afterFound };
     });
   }
 
@@ -688,15 +699,9 @@ export class MemoryMailStore implements MailStore {
   }
 }
 
-/** The filters of a listing as the SQL store applies them: case-insensitive substrings, ANDed. */
-function matchesFilter(view: MessageView, envelopeFrom: string, filter: MessageFilter | undefined): boolean {
-  if (filter === undefined) return true;
-  const has = (text: string, part: string | undefined) => part === undefined || text.toLowerCase().includes(part.toLowerCase());
-  return (
-    has(view.recipient, filter.to) &&
-    (has(view.from, filter.from) || has(envelopeFrom, filter.from)) &&
-    has(view.subject, filter.subject)
-  );
+/** The filters of a listing as the SQL store applies them: each folded filter a substring of its key, ANDed. */
+function matchesFilter(keys: FoldedFilter, filter: FoldedFilter): boolean {
+  return keys.to.includes(filter.to) && keys.from.includes(filter.from) && keys.subject.includes(filter.subject);
 }
 
 /** Byte-order comparison of ids, like SQLite's BINARY collation (ids are ASCII). */

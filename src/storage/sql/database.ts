@@ -71,6 +71,14 @@ export interface MessagesTable {
   received_at: Millis;
   /** The envelope address this copy was delivered to (migration 0003-message-recipient); '' for older rows. */
   recipient: Generated<string>;
+  /**
+   * The match keys of the filters (migration 0006-filter-keys, domain/match-key.ts): of the
+   * recipient (the inbox address when it is ''), of the From header and envelope sender, of
+   * the subject. NULL for a copy a node of an earlier release stored.
+   */
+  to_key: ColumnType<string | null, string | null | undefined, string | null>;
+  from_key: ColumnType<string | null, string | null | undefined, string | null>;
+  subject_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Attachments belong to a content, so copies of a message share them. */

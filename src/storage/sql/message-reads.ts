@@ -1,7 +1,6 @@
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { cutText } from '../../domain/text-cut.js';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
-import type { MessagePageQuery } from '../../ports/mail-store.js';
 import type { Database } from './database.js';
 import { displayFrom, displayTo, fromBlob, parseAuth, parseCodes, parseLinks, toDate } from './row-mappers.js';
 
@@ -103,41 +102,6 @@ export async function listMessageRows(
   // Negative or fractional limits would mean "no limit" to SQLite and an error to PostgreSQL.
   if (limit !== undefined) query = query.limit(Math.max(0, Math.floor(limit)));
   return query.execute();
-}
-
-/** A LIKE pattern for "contains `value`", case folded, with LIKE's own characters escaped by `\`. */
-export function containsPattern(value: string): string {
-  return `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/**
- * A page with filters and/or oldest first (the builder path: rarer than the plain poll of
- * hot-queries.ts). The filters are in the query, so the LIMIT counts matches and a page stays
- * bounded. lower() folds ASCII on SQLite and all of Unicode on PostgreSQL.
- */
-export function filteredPage(
-  db: Kysely<Database>,
-  inboxId: string,
-  query: Required<Pick<MessagePageQuery, 'sinceId' | 'limit' | 'maxFieldBytes'>> & MessagePageQuery,
-): Promise<MessageCutRow[]> {
-  const { sinceId, beforeId, filter = {} } = query;
-  const like = (column: RawBuilder<string>, value: string) => sql<SqlBool>`lower(${column}) like ${containsPattern(value)} escape '\\'`;
-  let q = messageCutQuery(db, query.maxFieldBytes)
-    .where('m.inbox_id', '=', inboxId)
-    .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId));
-  if (beforeId !== undefined) q = q.where('m.seq', '<', (eb) => anchorSeq(eb, inboxId, beforeId));
-  // Rows stored before the recipient column have '' there: they match as the inbox address.
-  const recipient = sql<string>`coalesce(nullif(${sql.ref('m.recipient')}, ''), ${sql.ref('i.username')} || '@' || ${sql.ref('i.domain')})`;
-  if (filter.to !== undefined && filter.to !== '') q = q.where(like(recipient, filter.to));
-  if (filter.from !== undefined && filter.from !== '') {
-    const from = filter.from;
-    q = q.where((eb) => eb.or([like(sql.ref<string>('c.from_header') as RawBuilder<string>, from), like(sql.ref<string>('c.envelope_from') as RawBuilder<string>, from)]));
-  }
-  if (filter.subject !== undefined && filter.subject !== '') q = q.where(like(sql.ref<string>('c.subject') as RawBuilder<string>, filter.subject));
-  return q
-    .orderBy('m.seq', query.oldestFirst === true ? 'asc' : 'desc')
-    .limit(query.limit)
-    .execute();
 }
 
 /** One message with its headers, for the detail view. */

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { FOLD_INPUT_CHARS, fromMatchKey, matchKey } from '../../domain/match-key.js';
 import type { SqlDialect } from './dialect.js';
 
 /**
@@ -13,6 +14,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
     '0003-message-recipient': { up: (db) => messageRecipientSchema(db) },
     '0004-message-insights': { up: (db) => messageInsightsSchema(db) },
     '0005-inbox-usage': { up: (db) => inboxUsageSchema(db, dialect) },
+    '0006-filter-keys': { up: (db) => filterKeysSchema(db) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
 }
@@ -177,4 +179,47 @@ async function inboxUsageSchema(db: Kysely<unknown>, d: SqlDialect): Promise<voi
     update inboxes set (message_count, byte_count) =
       (select count(*), coalesce(sum(c.size), 0) from messages m join contents c on c.id = m.content_id where m.inbox_id = inboxes.id)
     where exists (select 1 from messages m where m.inbox_id = inboxes.id)`.execute(db);
+}
+
+/**
+ * Copies keyed per statement by 0006-filter-keys' backfill: a row brings at most three fields
+ * of FOLD_INPUT_CHARS (about 50 KB), so a batch holds a few MB at most, and 500 rows of 4
+ * parameters stay far below the bind limits of both databases.
+ */
+const KEY_BACKFILL_ROWS = 500;
+
+/**
+ * The match keys of the `to`, `from` and `subject` filters (domain/match-key.ts), on every
+ * copy: folded and bounded when the message is stored, so a filtered read searches at most
+ * MATCH_KEY_CHARS per field (docs/architecture.md "Data model"). Columns of `messages`, not
+ * `contents`: a filtered read then scans one table along its (inbox_id, seq) index, and
+ * SQLite appends added columns after `raw`. Nullable: a node of an earlier release (a rolling
+ * upgrade) stores copies without them, and reads match those with lower() instead
+ * (filtered-scan.ts). The copies already stored get their keys here, in batches in seq
+ * order, in the migration's own transaction (no node serves the new code before they are there).
+ */
+async function filterKeysSchema(db: Kysely<unknown>): Promise<void> {
+  for (const column of ['to_key', 'from_key', 'subject_key']) await db.schema.alterTable('messages').addColumn(column, 'text').execute();
+  let after = 0;
+  // Each batch moves `after` forward along the primary key: as many batches as copies / KEY_BACKFILL_ROWS.
+  for (;;) {
+    const { rows } = await sql<{ seq: number | string; recipient: string; address: string; from_header: string; envelope_from: string; subject: string }>`
+      select m.seq, m.recipient, i.username || '@' || i.domain as address,
+        substr(c.from_header, 1, ${FOLD_INPUT_CHARS}) as from_header,
+        substr(c.envelope_from, 1, ${FOLD_INPUT_CHARS}) as envelope_from,
+        substr(c.subject, 1, ${FOLD_INPUT_CHARS}) as subject
+      from messages m join contents c on c.id = m.content_id join inboxes i on i.id = m.inbox_id
+      where m.seq > ${after} order by m.seq limit ${KEY_BACKFILL_ROWS}`.execute(db);
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    const keyed = rows.map(
+      (row) =>
+        sql`(cast(${Number(row.seq)} as bigint), ${matchKey(row.recipient !== '' ? row.recipient : row.address)}, ${fromMatchKey(row.from_header, row.envelope_from)}, ${matchKey(row.subject)})`,
+    );
+    // VALUES names its columns column1, column2… on both databases.
+    await sql`update messages set to_key = v.column2, from_key = v.column3, subject_key = v.column4
+      from (values ${sql.join(keyed)}) as v where messages.seq = v.column1`.execute(db);
+    if (rows.length < KEY_BACKFILL_ROWS) return;
+    after = Number(last.seq);
+  }
 }

@@ -12,6 +12,7 @@
  */
 import type pg from 'pg';
 import { newId } from '../../domain/ids.js';
+import { fromMatchKey, matchKey } from '../../domain/match-key.js';
 import { copyVerdict } from '../../domain/plan.js';
 import type { InboxUsage, InsertOutcome } from '../../ports/mail-store.js';
 import { encodeInboxEvent, INBOX_EVENTS_CHANNEL } from './inbox-notify.js';
@@ -32,14 +33,15 @@ export const DELIVERY_SQL = {
    * (docs/architecture.md "Inbox usage counters"): READ COMMITTED returns the newest version of
    * a row it has locked, so they count every copy committed before.
    */
-  lock: 'select id, expires_at, license_id, message_count, byte_count from inboxes where id = any($1::text[]) order by id for no key update',
+  lock: 'select id, expires_at, license_id, message_count, byte_count, username, domain from inboxes where id = any($1::text[]) order by id for no key update',
   /**
    * One delivery in one statement: the content, its insights, its attachments and one copy per
    * target inbox. The foreign keys are checked at the end of the statement, when the content
    * row is there. Attachments and copies come as arrays (unnest), so one text serves every
    * count; `with ordinality` numbers the attachments from 1, and the copies are inserted in the
    * order given. The `usage` CTE adds the copies to their inboxes' usage counters (rows this
-   * transaction has locked already).
+   * transaction has locked already). Each copy carries the match keys of the filters
+   * (migration 0006-filter-keys): its own of the recipient, the content's of From and subject.
    */
   store: `with content as (
             insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
@@ -56,9 +58,9 @@ export const DELIVERY_SQL = {
             from unnest($17::text[], $18::text[], $19::text[], $20::int[], $21::bytea[]) with ordinality
               as a(id, filename, content_type, size, data, n)
           )
-          insert into messages (id, inbox_id, content_id, received_at, recipient)
-          select c.id, c.inbox_id, $1, $12, c.recipient
-          from unnest($22::text[], $23::text[], $24::text[]) with ordinality as c(id, inbox_id, recipient, n)
+          insert into messages (id, inbox_id, content_id, received_at, recipient, to_key, from_key, subject_key)
+          select c.id, c.inbox_id, $1, $12, c.recipient, c.to_key, $26, $27
+          from unnest($22::text[], $23::text[], $24::text[], $25::text[]) with ordinality as c(id, inbox_id, recipient, to_key, n)
           order by c.n`,
   /** Other nodes' waiters and streams hear of the copies when (and only if) the group commits (inbox-notify.ts). */
   notify: 'select pg_notify($1, p) from unnest($2::text[]) as p',
@@ -71,6 +73,13 @@ export function prepareDeliveryStatements(statements: PreparedStatements): void 
 
 /** What became of one delivery per inbox, in the order given. */
 type Outcomes = Map<string, InsertOutcome>;
+
+/** An inbox of the group as the lock statement read it: copyVerdict's view, and its address. */
+interface LockedInbox {
+  expiresAt: number;
+  licensed: boolean;
+  address: string;
+}
 
 /**
  * Writes the group in one transaction: all of it or, on any error, nothing (the caller,
@@ -88,11 +97,14 @@ export async function writePostgresDeliveryGroup(
   try {
     await client.query('begin');
     const ids = [...new Set(group.flatMap((delivery) => delivery.inboxIds))].sort();
-    const found = new Map<string, { expiresAt: number; licensed: boolean }>();
+    const found = new Map<string, LockedInbox>();
     const usage = new Map<string, InboxUsage>();
-    const locked = await run<{ id: string; expires_at: string; license_id: string | null; message_count: string; byte_count: string }>(DELIVERY_SQL.lock, [ids]);
+    const locked = await run<{ id: string; expires_at: string; license_id: string | null; message_count: string; byte_count: string; username: string; domain: string }>(
+      DELIVERY_SQL.lock,
+      [ids],
+    );
     for (const row of locked.rows) {
-      found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null });
+      found.set(row.id, { expiresAt: Number(row.expires_at), licensed: row.license_id !== null, address: `${row.username}@${row.domain}` });
       usage.set(row.id, { messages: Number(row.message_count), bytes: Number(row.byte_count) });
     }
     const results: Outcomes[] = [];
@@ -126,7 +138,7 @@ export async function writePostgresDeliveryGroup(
 async function storeDelivery(
   run: (text: string, values: readonly unknown[]) => Promise<unknown>,
   delivery: MessageDelivery,
-  found: ReadonlyMap<string, { expiresAt: number; licensed: boolean }>,
+  found: ReadonlyMap<string, LockedInbox>,
   usage: Map<string, InboxUsage>,
 ): Promise<Outcomes> {
   const { message, policy } = delivery;
@@ -149,6 +161,7 @@ async function storeDelivery(
   const contentId = newId();
   const copyIds = targets.map(() => newId());
   const attachments = parsed.attachments;
+  const recipients = targets.map((inboxId) => message.recipients?.get(inboxId) ?? '');
   await run(DELIVERY_SQL.store, [
     contentId,
     message.envelopeFrom,
@@ -173,7 +186,10 @@ async function storeDelivery(
     attachments.map((attachment) => toBlob(attachment.content)),
     copyIds,
     targets,
-    targets.map((inboxId) => message.recipients?.get(inboxId) ?? ''),
+    recipients,
+    recipients.map((recipient, i) => matchKey(recipient !== '' ? recipient : (found.get(targets[i] ?? '')?.address ?? ''))),
+    fromMatchKey(parsed.from, message.envelopeFrom),
+    matchKey(parsed.subject),
   ]);
   targets.forEach((inboxId, i) => {
     outcomes.set(inboxId, { status: 'stored', messageId: copyIds[i] ?? '' });

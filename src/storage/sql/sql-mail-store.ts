@@ -12,6 +12,7 @@ import type {
   Session,
   SweepCounts,
 } from '../../domain/types.js';
+import { foldFilter } from '../../domain/match-key.js';
 import { owns } from '../../domain/ownership.js';
 import {
   StoreFailureError,
@@ -48,13 +49,13 @@ import {
   findMessageRow,
   findRaw,
   isMessageOf,
-  filteredPage,
   listMessageRows,
   toCutMessageView,
   toMessageView,
   type MessageCutRow,
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
+import { createFilterQueries, scanMessageIds, type FilterQueries, type ScanQuery } from './filtered-scan.js';
 import { createHotQueries, LISTED_IDS_PER_STATEMENT, type HotQueries } from './hot-queries.js';
 import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
 import { notifyInTransaction } from './inbox-notify.js';
@@ -91,6 +92,8 @@ const RETRY_DELAY_MS = 10;
 export class SqlMailStore implements MailStore {
   private closed = false;
   private readonly hot: HotQueries;
+  /** The statements of filtered reads (filtered-scan.ts). */
+  private readonly filterQueries: FilterQueries;
   /** Message inserts gathered into shared transactions; undefined: one transaction each. */
   private readonly messageQueue: GroupCommitQueue<MessageDelivery, Map<string, InsertOutcome>>;
   /** New sessions with their inboxes, gathered the same way (GET /api/create under load). */
@@ -121,6 +124,7 @@ export class SqlMailStore implements MailStore {
     },
   ) {
     this.hot = createHotQueries(options.prepare);
+    this.filterQueries = createFilterQueries(dialect, options.prepare);
     this.pollStatement = options.pollStatement === true;
     this.messageQueue = new GroupCommitQueue(options.writeMessageGroup);
     // A group with a taken name fails as a whole and is retried one by one (GroupCommitQueue):
@@ -481,29 +485,37 @@ export class SqlMailStore implements MailStore {
     return this.run('listMessageIds', async () => {
       const { sinceId = '', beforeId } = query;
       const limit = Math.max(0, Math.floor(query.limit));
-      const ids = hasFilter(query.filter)
-        ? (await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes: 0 })).map((row) => row.id)
-        : (beforeId === undefined
-            ? await this.hot.listIds.execute(this.db, inboxId, sinceId, limit)
-            : await this.hot.listIdsBefore.execute(this.db, inboxId, sinceId, beforeId, limit)
-          ).map((row) => row.id);
+      if (scans(query)) return this.scan(inboxId, { ...query, limit, oldestFirst: false });
+      const ids = (
+        beforeId === undefined
+          ? await this.hot.listIds.execute(this.db, inboxId, sinceId, limit)
+          : await this.hot.listIdsBefore.execute(this.db, inboxId, sinceId, beforeId, limit)
+      ).map((row) => row.id);
       const beforeFound = beforeId === undefined || ids.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
       return { ids, beforeFound };
     });
   }
 
   findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
-    return this.run('findListedMessages', async () => {
-      const cut = Math.max(0, Math.floor(maxFieldBytes));
-      const rows: MessageCutRow[] = [];
-      for (const batch of chunks([...new Set(ids)], LISTED_IDS_PER_STATEMENT)) {
-        // Fill the template's slots by repeating an id: IN ignores the duplicates.
-        const slots = Array.from({ length: LISTED_IDS_PER_STATEMENT }, (_, i) => batch[i] ?? batch[0] ?? '');
-        rows.push(...(await this.hot.listByIds.execute(this.db, inboxId, cut, ...slots)));
-      }
-      const attachments = await attachmentsOfContents(this.db, rows.filter((row) => row.attachment_count > 0).map((row) => row.content_id));
-      return rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], cut));
-    });
+    return this.run('findListedMessages', () => this.readListed(inboxId, ids, maxFieldBytes));
+  }
+
+  /** findListedMessages' reads: LISTED_IDS_PER_STATEMENT messages per statement, then their attachments. */
+  private async readListed(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
+    const cut = Math.max(0, Math.floor(maxFieldBytes));
+    const rows: MessageCutRow[] = [];
+    for (const batch of chunks([...new Set(ids)], LISTED_IDS_PER_STATEMENT)) {
+      // Fill the template's slots by repeating an id: IN ignores the duplicates.
+      const slots = Array.from({ length: LISTED_IDS_PER_STATEMENT }, (_, i) => batch[i] ?? batch[0] ?? '');
+      rows.push(...(await this.hot.listByIds.execute(this.db, inboxId, cut, ...slots)));
+    }
+    const attachments = await attachmentsOfContents(this.db, rows.filter((row) => row.attachment_count > 0).map((row) => row.content_id));
+    return rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], cut));
+  }
+
+  /** The ids a filtered (or `afterId`) page holds, read by bounded statements (filtered-scan.ts). */
+  private scan(inboxId: string, query: Omit<ScanQuery, 'filter'> & Pick<MessagePageQuery, 'filter'>) {
+    return scanMessageIds(this.db, this.filterQueries, inboxId, { ...query, filter: foldFilter(query.filter) });
   }
 
   listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage> {
@@ -513,19 +525,23 @@ export class SqlMailStore implements MailStore {
       const limit = Math.max(0, Math.floor(query.limit));
       const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
       const forward = query.oldestFirst === true;
-      // Filters (and forward pages with `before`) take the builder path; the hot shapes are templates.
-      const rows =
-        hasFilter(query.filter) || (forward && beforeId !== undefined)
-          ? await filteredPage(this.db, inboxId, { ...query, sinceId, limit, maxFieldBytes })
-          : forward
-            ? await this.hot.listPageForward.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
-            : beforeId === undefined
-              ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
-              : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
+      // Filters, a wait's cursor and forward pages with `before` scan for the ids, then read
+      // those messages; the hot shapes are one template each.
+      if (scans(query) || (forward && beforeId !== undefined)) {
+        const { ids, ...found } = await this.scan(inboxId, { ...query, limit, oldestFirst: forward });
+        const byId = new Map((await this.readListed(inboxId, ids, maxFieldBytes)).map((message) => [message.id, message]));
+        // A message deleted since the scan is left out.
+        return { messages: ids.flatMap((id) => byId.get(id) ?? []), ...found };
+      }
+      const rows = forward
+        ? await this.hot.listPageForward.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+        : beforeId === undefined
+          ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
+          : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
       // An empty page is the only case where an unknown `beforeId` and "nothing older" look alike.
       const beforeFound = beforeId === undefined || rows.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
       // attachmentsOfPage takes the page newest first.
-      const attachments = await attachmentsOfPage(this.db, inboxId, query.oldestFirst === true ? [...rows].reverse() : rows);
+      const attachments = await attachmentsOfPage(this.db, inboxId, forward ? [...rows].reverse() : rows);
       const messages = rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], maxFieldBytes));
       return { messages, beforeFound };
     });
@@ -619,6 +635,11 @@ export class SqlMailStore implements MailStore {
       }
     }
   }
+}
+
+/** Whether a page takes the scan of filtered-scan.ts: it has a filter or a wait's cursor. */
+function scans(query: MessageIdQuery): boolean {
+  return hasFilter(query.filter) || query.afterId !== undefined;
 }
 
 /** markInbox's figures as an InboxMark: count, newest and sum of seqs, and the seq of `sinceId` (NULL: not one of the inbox's). */

@@ -15,6 +15,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { newId } from '../../domain/ids.ts';
+import { fromMatchKey, matchKey } from '../../domain/match-key.ts';
 import { copyVerdict } from '../../domain/plan.ts';
 import type { InsertOutcome, InboxQuota } from '../../ports/mail-store.js';
 import type { MessageDelivery } from './message-writes.js';
@@ -80,15 +81,16 @@ export function toWireDeliveries(deliveries: readonly MessageDelivery[]): WireDe
 
 /** The statements of a delivery, in SQLite's dialect. */
 const SQL = {
-  // The inbox with its stored usage (migration 0005-inbox-usage): one primary-key read.
-  inbox: 'select expires_at, license_id, message_count, byte_count from inboxes where id = ?',
+  // The inbox with its stored usage (migration 0005-inbox-usage) and its address: one primary-key read.
+  inbox: 'select expires_at, license_id, message_count, byte_count, username, domain from inboxes where id = ?',
   content: `insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
             headers_json, message_id_header, size, attachment_count, created_at, raw)
             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insights: 'insert into message_insights (content_id, codes_json, links_json, auth_json) values (?, ?, ?, ?)',
   attachment: `insert into attachments (id, content_id, position, filename, content_type, size, data)
                values (?, ?, ?, ?, ?, ?, ?)`,
-  copy: 'insert into messages (id, inbox_id, content_id, received_at, recipient) values (?, ?, ?, ?, ?)',
+  // With the match keys of the filters (migration 0006-filter-keys).
+  copy: 'insert into messages (id, inbox_id, content_id, received_at, recipient, to_key, from_key, subject_key) values (?, ?, ?, ?, ?, ?, ?, ?)',
   // The counters move with the copy, in the same transaction (inbox-usage.ts's addUsage).
   addUsage: 'update inboxes set message_count = message_count + 1, byte_count = byte_count + ? where id = ?',
 } as const;
@@ -114,20 +116,25 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   const unlimited = new Set(delivery.unlimited);
   const size = delivery.content.raw.byteLength;
   const quotas = { free: delivery.free, premium: delivery.premium };
-  const targets: Array<{ id: string; recipient: string }> = [];
+  const targets: Array<{ id: string; recipient: string; address: string }> = [];
   for (const inbox of delivery.inboxes) {
-    const row = prepare(SQL.inbox).get(inbox.id) as { expires_at: number; license_id: string | null; message_count: number; byte_count: number } | undefined;
+    const row = prepare(SQL.inbox).get(inbox.id) as
+      | { expires_at: number; license_id: string | null; message_count: number; byte_count: number; username: string; domain: string }
+      | undefined;
     const found = row === undefined ? undefined : { expiresAt: Number(row.expires_at), licensed: row.license_id !== null };
     // Items before this one in the group have updated the counters already: they count too.
     const usage = row === undefined || unlimited.has(inbox.id) ? null : { messages: Number(row.message_count), bytes: Number(row.byte_count) };
     const verdict = copyVerdict(found, delivery.now, usage, size, quotas);
     // A stored copy's outcome is set below, once it has an id; setting it now keeps the given order.
     outcomes.set(inbox.id, verdict === 'store' ? { status: 'missing' } : { status: verdict });
-    if (verdict === 'store') targets.push(inbox);
+    if (verdict === 'store' && row !== undefined) targets.push({ ...inbox, address: `${row.username}@${row.domain}` });
   }
   if (targets.length === 0) return outcomes;
 
   const { content } = delivery;
+  // Folded here, on the writer thread, once per content (domain/match-key.ts).
+  const fromKey = fromMatchKey(content.from, content.envelopeFrom);
+  const subjectKey = matchKey(content.subject);
   const contentId = newId();
   prepare(SQL.content).run(
     contentId,
@@ -150,7 +157,8 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   });
   for (const inbox of targets) {
     const messageId = newId();
-    prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient);
+    const toKey = matchKey(inbox.recipient !== '' ? inbox.recipient : inbox.address);
+    prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient, toKey, fromKey, subjectKey);
     prepare(SQL.addUsage).run(size, inbox.id);
     outcomes.set(inbox.id, { status: 'stored', messageId });
   }
