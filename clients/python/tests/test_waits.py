@@ -97,7 +97,7 @@ class WaitTests(unittest.TestCase):
         self.assertEqual(self.inbox.wait_for_message(subject="alpha", timeout=10)["subject"], "alpha")
         # Unfiltered, nothing is left: both were returned.
         with self.assertRaises(WaitTimeout):
-            self.inbox.wait_for_message(timeout=1)
+            self.inbox.wait_for_message(timeout=0)
 
     def test_held_waits_in_threads_each_get_their_own_message(self) -> None:
         second = Background(lambda: self.inbox.wait_for_message(subject="second", timeout=20))
