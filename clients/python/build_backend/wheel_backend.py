@@ -39,7 +39,7 @@ def read_project(root: Path = ROOT) -> Dict[str, Any]:
     """The ``[project]`` table of pyproject.toml."""
     text = (root / "pyproject.toml").read_text("utf-8")
     try:
-        import tomllib  # Python 3.11+
+        import tomllib  # pyright: ignore[reportMissingTypeStubs] (Python 3.11+)
     except ImportError:
         return read_project_table(text)
     return dict(tomllib.loads(text)["project"])
@@ -103,7 +103,7 @@ def _zip_time() -> Tuple[int, int, int, int, int, int]:
 
 def _package_files() -> List[Tuple[str, bytes]]:
     """(path in the wheel, bytes) of the package's modules and its py.typed marker."""
-    files = []
+    files: List[Tuple[str, bytes]] = []
     for path in sorted((SOURCE / PACKAGE).rglob("*")):
         if path.is_file() and (path.suffix == ".py" or path.name == "py.typed") and "__pycache__" not in path.parts:
             files.append((path.relative_to(SOURCE).as_posix(), path.read_bytes()))
@@ -112,13 +112,13 @@ def _package_files() -> List[Tuple[str, bytes]]:
 
 def _write_wheel(directory: str, files: List[Tuple[str, bytes]]) -> str:
     project = read_project()
-    name, version = _dist_name(project), project["version"]
+    name, version = _dist_name(project), str(project["version"])
     dist_info = f"{name}-{version}.dist-info"
     files = files + [
         (f"{dist_info}/METADATA", metadata(project).encode("utf-8")),
         (f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: tempinbox wheel_backend\nRoot-Is-Purelib: true\nTag: py3-none-any\n"),
     ]
-    record = []
+    record: List[str] = []
     for path, data in files:
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
         record.append(f"{path},sha256={digest},{len(data)}")

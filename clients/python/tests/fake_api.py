@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 #: An answer to send instead of the modelled one: status, headers, body.
-Scripted = Tuple[int, Dict[str, str], Dict[str, Any]]
+Scripted = Tuple[int, Dict[str, str], Any]
 
 
 def message(message_id: str, subject: str = "", codes: Optional[List[str]] = None) -> Dict[str, Any]:

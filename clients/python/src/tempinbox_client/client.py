@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 from .errors import INVALID_RESPONSE, TempInboxError
 from .inbox import Inbox
@@ -40,10 +40,10 @@ class TempInboxClient:
     def domains(self) -> List[str]:
         """The domains the server gives addresses on; the first is the default."""
         answer = self._transport.call_json("GET", "/api/domains")
-        domains = answer.get("domains")
-        if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        domains: Any = answer.get("domains")
+        if not isinstance(domains, list) or not all(isinstance(d, str) for d in cast(List[Any], domains)):
             raise TempInboxError(200, INVALID_RESPONSE, "GET /api/domains: no list of domains")
-        return domains
+        return cast(List[str], domains)
 
     def create_inbox(self, username: Optional[str] = None, domain: Optional[str] = None) -> Inbox:
         """A new inbox (a free session's current one when it has one). ``username`` needs a
@@ -59,10 +59,10 @@ class TempInboxClient:
     def inboxes(self) -> List[Inbox]:
         """Handles on the session's active inboxes, newest first (each sees all its messages)."""
         answer = self._transport.call_json("GET", "/api/session")
-        listed = answer.get("inboxes")
+        listed: Any = answer.get("inboxes")
         if not isinstance(listed, list):
             raise TempInboxError(200, INVALID_RESPONSE, "GET /api/session: no list of inboxes")
-        return [_inbox_from(self._transport, item, "GET /api/session") for item in listed]
+        return [_inbox_from(self._transport, item, "GET /api/session") for item in cast(List[Any], listed)]
 
     def inbox(self, name_or_address: str, after: Optional[str] = None) -> Inbox:
         """A handle on an inbox of the session, by username or address; sends no request.
@@ -81,9 +81,12 @@ class TempInboxClient:
 
 def _inbox_from(transport: Transport, item: Any, what: str) -> Inbox:
     """A handle from an inbox object of the API (create or session)."""
-    if not isinstance(item, dict) or not isinstance(item.get("username"), str) or not isinstance(item.get("domain"), str):
+    fields = cast(Dict[str, Any], item) if isinstance(item, dict) else {}
+    username: Any = fields.get("username")
+    domain: Any = fields.get("domain")
+    if not isinstance(username, str) or not isinstance(domain, str):
         raise TempInboxError(200, INVALID_RESPONSE, f"{what}: no inbox in the answer")
-    return Inbox(transport, item["username"], item["domain"], parse_time(item.get("expires_at")))
+    return Inbox(transport, username, domain, parse_time(fields.get("expires_at")))
 
 
 def parse_time(value: Any) -> Optional[datetime]:

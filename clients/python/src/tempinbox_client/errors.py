@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 #: ``code`` when the server could not be reached (``status`` is then 0).
 NETWORK_ERROR = "network_error"
@@ -56,7 +56,7 @@ class WaitTimeout(TempInboxError):
 
 def describe_filters(filters: Mapping[str, str]) -> str:
     """`` to 'a+x@' from 'shop' with subject 'Code' with a code`` (``''`` for no filters)."""
-    parts = []
+    parts: List[str] = []
     for key, label in (("to", "to"), ("from", "from"), ("subject", "with subject")):
         if key in filters:
             parts.append(f"{label} {filters[key]!r}")

@@ -156,7 +156,4 @@ class Inbox:
 def _filters(to: Optional[str], from_: Optional[str], subject: Optional[str]) -> Dict[str, str]:
     """The check's filter parameters that are set."""
     given = {"to": to, "from": from_, "subject": subject}
-    for key, value in given.items():
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{key} must be a str, not {type(value).__name__}")
     return {key: value for key, value in given.items() if value is not None}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Union, cast
 
 #: ``match`` of wait_for_link: a case-insensitive substring, or a compiled pattern searched for.
 LinkMatch = Union[str, re.Pattern[str], None]
@@ -11,22 +11,29 @@ LinkMatch = Union[str, re.Pattern[str], None]
 
 def first_code(message: Dict[str, Any]) -> Optional[str]:
     """The message's most likely one-time code (``codes[0]``), or None."""
-    codes = message.get("codes")
-    if isinstance(codes, list) and codes and isinstance(codes[0], str):
-        return codes[0]
+    codes: Any = message.get("codes")
+    if isinstance(codes, list) and codes:
+        first: Any = cast(List[Any], codes)[0]
+        if isinstance(first, str):
+            return first
     return None
 
 
 def first_link(message: Dict[str, Any], match: LinkMatch) -> Optional[str]:
     """The URL of the message's first link whose ``url`` or ``text`` matches, or None."""
-    links = message.get("links")
+    links: Any = message.get("links")
     if not isinstance(links, list):
         return None
-    for link in links:
-        if not isinstance(link, dict) or not isinstance(link.get("url"), str):
+    for item in cast(List[Any], links):
+        if not isinstance(item, dict):
             continue
-        url: str = link["url"]
-        text = link.get("text") if isinstance(link.get("text"), str) else ""
+        link = cast(Dict[str, Any], item)
+        url: Any = link.get("url")
+        text: Any = link.get("text")
+        if not isinstance(url, str):
+            continue
+        if not isinstance(text, str):
+            text = ""
         if link_matches(url, text, match):
             return url
     return None

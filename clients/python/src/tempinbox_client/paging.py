@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, cast
 
 from .errors import INVALID_RESPONSE, TempInboxError
 
@@ -19,10 +19,13 @@ FetchPage = Callable[[Optional[str]], Dict[str, Any]]
 
 def page_messages(answer: Dict[str, Any]) -> List[Dict[str, Any]]:
     """The ``emails`` of a check answer, checked to be message objects with an ``id``."""
-    emails = answer.get("emails")
-    if not isinstance(emails, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in emails):
+    emails: Any = answer.get("emails")
+    if not isinstance(emails, list):
         raise TempInboxError(200, INVALID_RESPONSE, "a check answer without its list of messages")
-    return emails
+    messages = cast(List[Any], emails)
+    if not all(isinstance(m, dict) and isinstance(cast(Dict[str, Any], m).get("id"), str) for m in messages):
+        raise TempInboxError(200, INVALID_RESPONSE, "a check answer with a message that has no id")
+    return cast(List[Dict[str, Any]], messages)
 
 
 def walk(fetch: FetchPage, first: Optional[Dict[str, Any]] = None) -> Iterator[Dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.message
 import email.utils
 import http.client
 import json
@@ -9,7 +10,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, cast
 
 from .errors import INVALID_RESPONSE, NETWORK_ERROR, TempInboxError
 from .version import __version__
@@ -58,7 +59,7 @@ def backoff(attempt: int) -> float:
 class Response:
     """One HTTP answer: status, headers and body bytes."""
 
-    def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+    def __init__(self, status: int, headers: email.message.Message, body: bytes) -> None:
         self.status = status
         self.headers = headers
         self.body = body
@@ -76,7 +77,7 @@ class Transport:
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
         self.base_url = base_url.rstrip("/")
-        self.session = session or None
+        self.session: Optional[str] = session or None
         self._opener = urllib.request.build_opener()
         self._user_agent = f"tempinbox-client-python/{__version__}"
 
@@ -139,9 +140,9 @@ class Transport:
         answer = self.call(method, path, **kwargs)
         return parse_object(answer.body, answer.status, f"{method} {path}")
 
-    def _keep_cookie(self, headers: Any) -> None:
+    def _keep_cookie(self, headers: email.message.Message) -> None:
         for header in headers.get_all("Set-Cookie") or []:
-            name, _, rest = header.partition("=")
+            name, _, rest = str(header).partition("=")
             if name.strip() == SESSION_COOKIE:
                 self.session = rest.split(";", 1)[0].strip() or None
 
@@ -164,12 +165,12 @@ class Transport:
 def parse_object(body: bytes, status: int, what: str) -> Dict[str, Any]:
     """The JSON object of an answer, or TempInboxError(invalid_response)."""
     try:
-        value = json.loads(body.decode("utf-8"))
+        value: Any = json.loads(body.decode("utf-8"))
     except ValueError:
         value = None
     if not isinstance(value, dict):
         raise TempInboxError(status, INVALID_RESPONSE, f"{what}: the answer is not a JSON object")
-    return value
+    return cast(Dict[str, Any], value)
 
 
 def parse_retry_after(value: Optional[str]) -> Optional[float]:
@@ -182,8 +183,6 @@ def parse_retry_after(value: Optional[str]) -> Optional[float]:
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
         return None
     return max(0.0, when.timestamp() - time.time())
 

@@ -133,7 +133,7 @@ def wait_for(
     ``since`` the newest message seen, each up to MAX_HOLD_SECONDS, until ``timeout`` seconds
     have passed: then WaitTimeout naming ``wanted``.
     """
-    if not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout < 0:
+    if math.isnan(timeout) or timeout < 0:
         raise ValueError(f"timeout must be a number of seconds >= 0, not {timeout!r}")
     deadline = time.monotonic() + timeout
     pages = _Pages(transport, path, filters, deadline)
