@@ -36,6 +36,8 @@ class FakeApi:
         self.scripted: List[Scripted] = []
         #: (path, query) of every request, in order.
         self.requests: List[Tuple[str, Dict[str, str]]] = []
+        #: The Cookie header of every request (None when absent), in order.
+        self.cookies: List[Optional[str]] = []
         #: Called after each check answer is computed, with its query: tests change the inbox here.
         self.after_answer: Optional[Callable[[Dict[str, str]], None]] = None
         self._changed = threading.Condition()
@@ -96,6 +98,7 @@ class FakeApi:
                 url = urllib.parse.urlsplit(self.path)
                 query = dict(urllib.parse.parse_qsl(url.query))
                 api.requests.append((url.path, query))
+                api.cookies.append(self.headers.get("Cookie"))
                 if api.scripted:
                     status, headers, body = api.scripted.pop(0)
                 elif url.path == "/api/domains":

@@ -145,6 +145,14 @@ class CallRetryTests(FakeApiTestCase):
         self.assertEqual((caught.exception.status, caught.exception.retry_after), (429, 30.0))
         self.assertLess(time.monotonic() - started, 1.0)
 
+    def test_a_wait_retries_a_503_no_sooner_than_a_second_even_with_retry_after_0(self) -> None:
+        self.api.add(message("m1"))
+        self.api.scripted = [(503, {"Retry-After": "0"}, {"success": False, "error": {"code": "unavailable", "message": "Database down."}})]
+        started = time.monotonic()
+        self.assertEqual(self.client.inbox(ADDRESS).wait_for_message(timeout=5)["id"], "m1")
+        self.assertGreaterEqual(time.monotonic() - started, 1.0)
+        self.assertEqual(len(self.api.requests), 2)
+
     def test_an_answer_that_is_not_the_api_is_invalid_response(self) -> None:
         self.api.scripted = [(502, {}, ["not", "the", "api"])]
         with self.assertRaises(TempInboxError) as caught:

@@ -10,7 +10,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Mapping, Optional, cast
+from typing import Any, Dict, List, Mapping, Optional, cast
 
 from .errors import INVALID_RESPONSE, NETWORK_ERROR, TempInboxError
 from .version import __version__
@@ -36,6 +36,9 @@ MAX_RAW_BYTES = 1024 * 1024 * 1024 + 64 * 1024
 
 #: Largest error body read: the API's error JSON is one short sentence.
 MAX_ERROR_BYTES = 64 * 1024
+
+#: Bytes read from the socket at a time: a read asks for a buffer of the size it may return.
+READ_CHUNK_BYTES = 1024 * 1024
 
 #: Retries of a call that is not a wait, after a 429 or 503 (the API's documented contract).
 CALL_RETRIES = 3
@@ -106,8 +109,8 @@ class Transport:
         try:
             with self._opener.open(request, timeout=timeout) as answer:
                 self._keep_cookie(answer.headers)
-                payload = answer.read(max_bytes + 1)
-                if len(payload) > max_bytes:
+                payload = _read_at_most(answer, max_bytes)
+                if payload is None:
                     raise TempInboxError(answer.status, INVALID_RESPONSE, f"{method} {path}: the answer is larger than {max_bytes} bytes")
                 return Response(answer.status, answer.headers, payload)
         except urllib.error.HTTPError as failure:
@@ -160,6 +163,19 @@ class Transport:
             return TempInboxError(failure.code, str(error["code"]), str(error["message"]), retry_after)
         except (ValueError, KeyError, TypeError):
             return TempInboxError(failure.code, INVALID_RESPONSE, f"{method} {path}: HTTP {failure.code} without the API's error body", retry_after)
+
+
+def _read_at_most(answer: Any, max_bytes: int) -> Optional[bytes]:
+    """The whole body, read READ_CHUNK_BYTES at a time; None once it passes ``max_bytes``."""
+    chunks: List[bytes] = []
+    total = 0
+    while total <= max_bytes:
+        chunk: bytes = answer.read(min(READ_CHUNK_BYTES, max_bytes + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    return None
 
 
 def parse_object(body: bytes, status: int, what: str) -> Dict[str, Any]:

@@ -76,7 +76,8 @@ class _Pages:
                 return self._transport.json("GET", self._path, query=query, timeout=timeout)
             except TempInboxError as failure:
                 if failure.status in (429, 503):
-                    delay = failure.retry_after if failure.retry_after is not None else backoff(attempt)
+                    # Never sooner than MIN_HOLD_INTERVAL, even for a Retry-After of 0.
+                    delay = max(MIN_HOLD_INTERVAL, failure.retry_after if failure.retry_after is not None else backoff(attempt))
                 elif failure.code == NETWORK_ERROR:
                     delay = backoff(attempt)
                 else:
@@ -140,6 +141,8 @@ def wait_for(
     known: Set[str] = set()
     listed = False
     cursor = after
+    # Bounded by the deadline: each turn holds a request, pauses MIN_HOLD_INTERVAL, or takes
+    # messages that arrived since the last turn (and a relist follows only such a turn).
     while True:
         if not listed:
             known.clear()
