@@ -1,0 +1,89 @@
+"""The package's own build backend: the metadata it reads, and the wheel and sdist it writes."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+import zipfile
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+# The backend as pip loads it: a module of build_backend/ (pyproject.toml's backend-path).
+sys.path.insert(0, str(PACKAGE_DIR / "build_backend"))
+import wheel_backend as backend  # noqa: E402 (after its folder is on the path)
+
+
+class BuildBackendTests(unittest.TestCase):
+    def setUp(self) -> None:
+        self.out = Path(tempfile.mkdtemp(prefix="tempinbox-py-build-"))
+        self.addCleanup(shutil.rmtree, self.out, True)
+
+    def test_the_reader_for_python_before_3_11_reads_pyproject_as_tomllib_does(self) -> None:
+        text = (PACKAGE_DIR / "pyproject.toml").read_text("utf-8")
+        table = backend.read_project_table(text)
+        self.assertEqual((table["name"], table["requires-python"], table["readme"]), ("tempinbox-client", ">=3.9", "README.md"))
+        try:
+            import tomllib  # pyright: ignore[reportMissingTypeStubs] (Python 3.11+)
+        except ImportError:
+            return  # Python 3.9 and 3.10: the values above are the check
+        self.assertEqual(table, tomllib.loads(text)["project"])
+
+    def test_the_module_version_is_the_distribution_version(self) -> None:
+        from tempinbox_client import __version__
+
+        self.assertEqual(__version__, backend.read_project()["version"])
+
+    def test_the_wheel_is_reproducible_and_its_record_holds(self) -> None:
+        first = backend.build_wheel(str(self.out))
+        copy = self.out / "first.whl"
+        (self.out / first).rename(copy)
+        self.assertEqual(backend.build_wheel(str(self.out)), first)
+        self.assertEqual(copy.read_bytes(), (self.out / first).read_bytes())
+        with zipfile.ZipFile(copy) as wheel:
+            record = wheel.read("tempinbox_client-0.1.0.dist-info/RECORD").decode().splitlines()
+            for line in record:
+                path, digest, size = line.rsplit(",", 2)
+                if path.endswith("RECORD"):
+                    continue
+                data = wheel.read(path)
+                expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                self.assertEqual((digest, int(size)), (f"sha256={expected}", len(data)), path)
+            self.assertEqual(len(record), len(wheel.namelist()))
+
+    def test_the_sdist_builds_the_same_wheel(self) -> None:
+        sdist = backend.build_sdist(str(self.out))
+        with tarfile.open(self.out / sdist) as archive:
+            names = archive.getnames()
+            # filter="data" where tarfile has it (3.12, and security releases of 3.9-3.11).
+            options = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            archive.extractall(self.out / "unpacked", **options)  # type: ignore[arg-type]
+        base = "tempinbox_client-0.1.0"
+        for member in ("PKG-INFO", "pyproject.toml", "README.md", "build_backend/wheel_backend.py", "src/tempinbox_client/py.typed"):
+            self.assertIn(f"{base}/{member}", names)
+        script = "import sys; sys.path.insert(0, 'build_backend'); import wheel_backend; print(wheel_backend.build_wheel(sys.argv[1]))"
+        built = subprocess.run([sys.executable, "-c", script, str(self.out)], cwd=str(self.out / "unpacked" / base), capture_output=True, check=True)
+        from_sdist = self.out / built.stdout.decode().strip()
+        with zipfile.ZipFile(from_sdist) as wheel:
+            names_from_sdist = wheel.namelist()
+        (self.out / "direct").mkdir()
+        direct = backend.build_wheel(str(self.out / "direct"))
+        with zipfile.ZipFile(self.out / "direct" / direct) as wheel:
+            self.assertEqual(names_from_sdist, wheel.namelist())
+
+    def test_the_editable_wheel_points_at_the_checkout(self) -> None:
+        editable = backend.build_editable(str(self.out))
+        with zipfile.ZipFile(self.out / editable) as wheel:
+            self.assertEqual(wheel.read("_tempinbox_client_editable.pth").decode().strip(), str(PACKAGE_DIR / "src"))
+            self.assertNotIn("tempinbox_client/__init__.py", wheel.namelist())
+
+
+if __name__ == "__main__":
+    unittest.main()
