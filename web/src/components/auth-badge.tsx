@@ -1,9 +1,9 @@
-import type { MessageAuth } from '../api/api-types.js';
+import type { SenderAuth } from '@tempinbox/client';
 import { describeAuth } from '../lib/auth-verdict.js';
 
 /** Props of AuthBadge. */
 export interface AuthBadgeProps {
-  auth: MessageAuth;
+  auth: SenderAuth;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { MessageLink } from '../api/api-types.js';
+import type { MessageLink } from '@tempinbox/client';
 import { safeLinks } from '../lib/safe-links.js';
 
 /** Up to this many links the list is open at once: a sign-in mail's one link is the point of it. */

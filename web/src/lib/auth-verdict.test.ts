@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageAuth } from '../api/api-types.js';
+import type { SenderAuth } from '@tempinbox/client';
 import { describeAuth } from './auth-verdict.js';
 
-const base: MessageAuth = {
+const base: SenderAuth = {
   spf: { result: 'none', domain: 'example.com' },
   dkim: [],
   dmarc: { result: 'none', domain: 'example.com', policy: null },

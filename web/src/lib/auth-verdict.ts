@@ -1,4 +1,4 @@
-import type { AuthResult, MessageAuth } from '../api/api-types.js';
+import type { AuthResult, SenderAuth } from '@tempinbox/client';
 
 /** How the badge looks: good (green ✓), bad (red ✗), or neither (grey). */
 export type AuthTone = 'good' | 'bad' | 'neutral';
@@ -43,7 +43,7 @@ function dkimWords(result: AuthResult, domain: string, selector: string): string
   }
 }
 
-function dmarcWords(auth: MessageAuth): string {
+function dmarcWords(auth: SenderAuth): string {
   const { result, domain, policy } = auth.dmarc;
   const who = or(domain, 'the From domain');
   switch (result) {
@@ -65,7 +65,7 @@ function arcWords(result: AuthResult): string | null {
  * The badge and plain-words explanation of a message's `auth` (docs/web.md "Reading"). The badge
  * names the strongest fact: a DMARC failure, else a valid signature, else a broken one, else SPF.
  */
-export function describeAuth(auth: MessageAuth): AuthVerdict {
+export function describeAuth(auth: SenderAuth): AuthVerdict {
   const details = [
     dmarcWords(auth),
     ...(auth.dkim.length === 0 ? ['DKIM: the message is not signed.'] : auth.dkim.map((sig) => dkimWords(sig.result, sig.domain, sig.selector))),

@@ -1,4 +1,4 @@
-import type { Inbox, InboxSummary, Limits, Message, SessionInfo } from '../api/api-types.js';
+import type { InboxResponse, SessionInbox, Limits, Message, SessionResponse } from '@tempinbox/client';
 import { mergeMessages } from './merge-messages.js';
 
 /** A notice above the inbox: an error, a rate limit, or a success. */
@@ -21,7 +21,7 @@ export type LiveMode = 'stream' | 'polling';
 export interface InboxState {
   phase: 'loading' | 'ready' | 'failed';
   mode: SessionMode;
-  inboxes: InboxSummary[];
+  inboxes: SessionInbox[];
   currentName: string | null;
   /** Messages of the current inbox, newest first. */
   messages: Message[];
@@ -42,9 +42,9 @@ export interface InboxState {
 /** What can happen to the page's state. */
 export type InboxAction =
   | { type: 'booting' }
-  | { type: 'booted'; inboxes: InboxSummary[]; current: string; mode?: SessionMode }
+  | { type: 'booted'; inboxes: SessionInbox[]; current: string; mode?: SessionMode }
   | { type: 'bootFailed'; notice: Notice }
-  | { type: 'session'; session: SessionInfo }
+  | { type: 'session'; session: SessionResponse }
   | { type: 'select'; username: string }
   /** A check answered: `full` when it listed the inbox from the top (no `since`). */
   | { type: 'checked'; username: string; emails: Message[]; full: boolean; hasMore: boolean }
@@ -52,7 +52,7 @@ export type InboxAction =
   | { type: 'deleted'; username: string; id: string }
   | { type: 'expired'; username: string }
   | { type: 'fullMessage'; message: Message }
-  | { type: 'added'; inbox: Inbox; replacing?: string }
+  | { type: 'added'; inbox: InboxResponse; replacing?: string }
   | { type: 'discarded'; username: string }
   | { type: 'lostAddress' }
   | { type: 'sessionLost' }
@@ -83,7 +83,7 @@ export const INITIAL_STATE: InboxState = {
   busy: false,
 };
 
-function setCount(inboxes: InboxSummary[], username: string, count: (old: number) => number): InboxSummary[] {
+function setCount(inboxes: SessionInbox[], username: string, count: (old: number) => number): SessionInbox[] {
   return inboxes.map((inbox) => (inbox.username === username ? { ...inbox, count: Math.max(0, count(inbox.count)) } : inbox));
 }
 
@@ -91,7 +91,7 @@ function countOf(state: InboxState, username: string): number {
   return state.inboxes.find((inbox) => inbox.username === username)?.count ?? 0;
 }
 
-function summary(inbox: Inbox): InboxSummary {
+function summary(inbox: InboxResponse): SessionInbox {
   return { ...inbox, count: 0 };
 }
 
