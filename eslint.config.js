@@ -60,6 +60,11 @@ export default tseslint.config(
     rules: forbidden(['node:*'], '@tempinbox/client runs in browsers too: only fetch and the web platform, no Node built-ins.'),
   },
   {
+    // The example's app is plain JavaScript run by Node, as a user copies it.
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URLSearchParams: 'readonly' } },
+  },
+  {
     // Tool entry points (ESLint, vitest and Vite configs, the reporter) must be default exports.
     files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'vite.config.ts', 'examples/*/playwright.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
