@@ -53,7 +53,8 @@ export async function waitFor<T>(state: WaitState, request: WaitRequest<T>, chec
   const deadline = Date.now() + request.timeoutMs;
   const filters = pickFilters(request.filters);
   for (;;) {
-    const history = await untilDeadline(deadline, request, () => checkAll({ ...filters, since: state.after, limit: PAGE_LIMIT }, deadline));
+    // Read even with no time left: a wait with timeout 0 still returns what is already there.
+    const history = await untilDeadline(deadline, request, () => checkAll({ ...filters, since: state.after, limit: PAGE_LIMIT }, deadline), false);
     const found = oldestFit(history, state, request);
     if (found !== undefined) return found;
     const known = new Set(history.map((message) => message.id));
@@ -96,8 +97,8 @@ function oldestFit<T>(newestFirst: Message[], state: WaitState, request: WaitReq
 }
 
 /** Runs one step of a wait; past the deadline an error the step could not retry is the timeout, unless it says more. */
-async function untilDeadline<R>(deadline: number, request: WaitRequest<unknown>, step: () => Promise<R>): Promise<R> {
-  if (Date.now() >= deadline) throw new WaitTimeoutError(request.what, pickFilters(request.filters), request.timeoutMs);
+async function untilDeadline<R>(deadline: number, request: WaitRequest<unknown>, step: () => Promise<R>, onlyInTime = true): Promise<R> {
+  if (onlyInTime && Date.now() >= deadline) throw new WaitTimeoutError(request.what, pickFilters(request.filters), request.timeoutMs);
   try {
     return await step();
   } catch (error) {

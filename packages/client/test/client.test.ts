@@ -123,7 +123,8 @@ describe('against a real server (SQLite)', () => {
     // The message was returned by that wait: a second link wait has nothing left.
     await expect(inbox.waitForLink({ timeout: 1_000 })).rejects.toMatchObject({ code: 'timeout' });
     const again = client.inbox(inbox.address);
-    expect((await again.waitForLink({ match: /help$/, timeout: 5_000 })).url).toBe('https://example.org/help');
+    // timeout 0 still returns what is already there.
+    expect((await again.waitForLink({ match: /help$/, timeout: 0 })).url).toBe('https://example.org/help');
     const listed: Message[] = [];
     for await (const message of inbox.messages()) listed.push(message);
     expect(listed.map((message) => message.subject)).toEqual(['links']);

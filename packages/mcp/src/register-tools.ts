@@ -174,7 +174,8 @@ export function registerTools(server: McpServer, session: Session): void {
     },
     async ({ id, format }) =>
       guarded(session, 'read_message', async () => {
-        const message = await handle(session, undefined).message(id);
+        // A message is read by id alone (any inbox of the session): no handle is needed.
+        const message = await (session.last === undefined ? session.client.inbox('') : handle(session, undefined)).message(id);
         const result = readMessage(message, format ?? 'text');
         return ok(result, String(result.text ?? result.html));
       }),

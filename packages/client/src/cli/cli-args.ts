@@ -57,7 +57,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+    // parseArgs appends advice about '--' that does not apply to these commands.
+    throw new UsageError(((error as Error).message.split('\n')[0] ?? 'bad arguments').replace(/ To specify a positional argument.*$/, ''));
   }
   const [command, ...args] = parsed.positionals;
   const flags = parsed.values as CommandLine['flags'];
