@@ -15,7 +15,7 @@ const infrastructure = [
 const adapters = ['**/http/**', '**/events/**', '**/smtp/**', '**/storage/**', '**/mail/**', '**/mail-auth/**', '**/jobs/**', '**/rate-limit/**', '**/app.js', '**/config/**', '**/observability/**'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'packages/*/dist/**', 'examples/*/test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -53,8 +53,20 @@ export default tseslint.config(
       'web/ talks only to the public JSON API over fetch; it shares no code with the server.'),
   },
   {
+    // The library runs in browsers too: its main entry uses fetch and nothing of Node's. The
+    // CLI (src/cli) is the one part that may.
+    files: ['packages/client/src/**/*.ts'],
+    ignores: ['packages/client/src/cli/**'],
+    rules: forbidden(['node:*'], '@tempinbox/client runs in browsers too: only fetch and the web platform, no Node built-ins.'),
+  },
+  {
+    // The example's app is plain JavaScript run by Node, as a user copies it.
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URLSearchParams: 'readonly' } },
+  },
+  {
     // Tool entry points (ESLint, vitest and Vite configs, the reporter) must be default exports.
-    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'vite.config.ts'],
+    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'vite.config.ts', 'examples/*/playwright.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     // web/src: unit tests of the web app's pure parts (reducer, wording), beside the code.
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts'],
+    // packages/*/test: the developer kit's tests (library, CLI, MCP server), against a real server.
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Network and process tests start real servers; keep parallelism modest on 2 cores.
     maxWorkers: 2,
     testTimeout: 30_000,

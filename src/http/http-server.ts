@@ -7,7 +7,7 @@ import { API_PER_ADDRESS } from '../domain/fair-use.js';
 import { errorAnswer, logAppError } from './error-map.js';
 import { setRateHeaders, type HttpDeps } from './http-deps.js';
 import { registerRoutes } from './routes.js';
-import { ErrorResponse } from './schemas/common.js';
+import { sharedSchemas } from './schemas/inbox-schemas.js';
 import { applySecurityHeaders } from './security-headers.js';
 import { registerWebAssets } from './web-assets.js';
 
@@ -52,7 +52,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     },
   });
 
-  app.addSchema(ErrorResponse);
+  for (const schema of sharedSchemas) app.addSchema(schema);
   await app.register(cookie);
   await app.register(swagger, {
     // Shared schemas keep their $id as their name in components (not def-0, def-1, …).

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../../domain/errors.js';
 
 /** The one error shape of every failure (docs/api.md "Errors"). */
@@ -25,3 +25,13 @@ export function withErrors<T extends TSchema>(ok: T, statuses: number[]): Record
 
 /** Statuses any /api route may answer besides its own (fair use, outage). */
 export const COMMON_ERRORS = [400, 429, 503];
+
+/**
+ * A reference to a shared schema (one with an `$id`, registered by `sharedSchemas`), typed as
+ * the schema itself. Named schemas become `components.schemas` of the OpenAPI document, so the
+ * types generated from it have names (`Message`, `SenderAuth`…) instead of anonymous copies.
+ */
+export function refTo<T extends TSchema>(schema: T): ReturnType<typeof Type.Unsafe<Static<T>>> {
+  if (schema.$id === undefined) throw new Error('refTo needs a schema with an $id');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+}

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHECK_BUDGET_BYTES, CHECK_FIELD_BYTES, CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { MAX_WAIT_SECONDS } from '../../domain/live-limits.js';
-import { COMMON_ERRORS, SuccessResponse, withErrors } from './common.js';
-import { insightFields } from './insight-schemas.js';
+import { COMMON_ERRORS, ErrorResponse, refTo, SuccessResponse, withErrors } from './common.js';
+import { AuthResultSchema, insightFields, MessageLinkSchema, SenderAuthSchema } from './insight-schemas.js';
 
 /** Longest filter value: an address is at most 320 characters (RFC 5321 §4.5.3.1). */
 const FILTER_MAX_LENGTH = 320;
@@ -18,7 +18,7 @@ export const InboxResponse = Type.Object({
   ttl: Type.Integer({ description: 'lifetime in seconds = expires_at − created_at' }),
   expires_at: isoDate('when the inbox stops receiving and reading'),
   created_at: isoDate('when the inbox was created'),
-});
+}, { $id: 'InboxResponse' });
 
 /** GET /api/create query. Usernames are validated by the service (username_invalid). */
 export const CreateQuery = Type.Object({
@@ -33,7 +33,7 @@ export const AttachmentInfo = Type.Object({
   filename: Type.String(),
   content_type: Type.String(),
   size: Type.Integer(),
-});
+}, { $id: 'Attachment' });
 
 const messageFields = {
   id: Type.String({ description: 'random, never sequential' }),
@@ -44,7 +44,7 @@ const messageFields = {
   body: Type.String({ description: 'text part; derived from the HTML when only HTML exists' }),
   html: Type.Union([Type.String(), Type.Null()], { description: 'sanitised HTML or null' }),
   date: isoDate('receive time'),
-  attachments: Type.Array(AttachmentInfo),
+  attachments: Type.Array(refTo(AttachmentInfo)),
   ...insightFields,
 };
 
@@ -54,7 +54,7 @@ export const Message = Type.Object({
   body: Type.String({ description: `text part (derived from the HTML when only HTML exists), cut at ${CHECK_FIELD_BYTES} bytes of UTF-8` }),
   html: Type.Union([Type.String(), Type.Null()], { description: `sanitised HTML or null, cut at ${CHECK_FIELD_BYTES} bytes of UTF-8` }),
   truncated: Type.Boolean({ description: 'body or html was cut; GET /api/messages/<id> has the whole text' }),
-});
+}, { $id: 'Message', description: 'a message as check listings and the event stream show it' });
 
 /** One message with its headers (GET /api/messages/<id>). */
 export const MessageDetailResponse = Type.Object({
@@ -63,13 +63,13 @@ export const MessageDetailResponse = Type.Object({
   envelope_from: Type.String(),
   size: Type.Integer({ description: 'size of the raw message in bytes' }),
   headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
-});
+}, { $id: 'MessageDetailResponse' });
 
 /** GET /api/check/<username> answer. */
 export const CheckResponse = Type.Object({
   success: Type.Literal(true),
   count: Type.Integer({ description: 'length of emails' }),
-  emails: Type.Array(Message, { description: `newest first; at most limit messages and ${CHECK_BUDGET_BYTES} bytes of JSON in all` }),
+  emails: Type.Array(refTo(Message), { description: `newest first; at most limit messages and ${CHECK_BUDGET_BYTES} bytes of JSON in all` }),
   has_more: Type.Boolean({ description: 'older messages were left out (by limit or the byte budget): ask again with before=<last id>' }),
 });
 
@@ -142,26 +142,27 @@ export const Limits = Type.Object({
   max_inboxes: Type.Integer(),
   ttl: Type.Integer(),
   custom_usernames: Type.Boolean(),
-});
+}, { $id: 'Limits', description: 'limits of the session’s mode' });
+
+/** An inbox as GET /api/session lists it. */
+export const SessionInbox = Type.Object({
+  email: Type.String(),
+  username: Type.String(),
+  domain: Type.String(),
+  ttl: Type.Integer(),
+  created_at: isoDate('creation'),
+  expires_at: isoDate('expiry'),
+  count: Type.Integer({ description: 'messages held' }),
+}, { $id: 'SessionInbox' });
 
 /** GET /api/session answer. */
 export const SessionResponse = Type.Object({
   success: Type.Literal(true),
   premium: Type.Boolean(),
   premium_until: Type.Union([isoDate('end of premium'), Type.Null()]),
-  limits: Limits,
-  inboxes: Type.Array(
-    Type.Object({
-      email: Type.String(),
-      username: Type.String(),
-      domain: Type.String(),
-      ttl: Type.Integer(),
-      created_at: isoDate('creation'),
-      expires_at: isoDate('expiry'),
-      count: Type.Integer({ description: 'messages held' }),
-    }),
-  ),
-});
+  limits: refTo(Limits),
+  inboxes: Type.Array(refTo(SessionInbox), { description: 'the active inboxes the session can read, newest first' }),
+}, { $id: 'SessionResponse' });
 
 /** POST /api/premium/redeem body. */
 export const RedeemBody = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -172,14 +173,33 @@ export const RedeemResponse = Type.Object({
   success: Type.Literal(true),
   premium: Type.Literal(true),
   premium_until: isoDate('end of premium'),
-  limits: Limits,
-});
+  limits: refTo(Limits),
+}, { $id: 'RedeemResponse' });
 
 /** GET /api/domains answer. */
-export const DomainsResponse = Type.Object({ domains: Type.Array(Type.String()) });
+export const DomainsResponse = Type.Object({ domains: Type.Array(Type.String()) }, { $id: 'DomainsResponse' });
+
+/** `data:` of the stream's `deleted` event. */
+export const DeletedEvent = Type.Object({ id: Type.String({ description: 'the deleted message' }) }, {
+  $id: 'DeletedEvent',
+  description: 'data of the event stream’s `deleted` event',
+});
+
+/** `data:` of the stream's `expired` event (then the stream ends). */
+export const ExpiredEvent = Type.Object({}, { $id: 'ExpiredEvent', description: 'data of the event stream’s `expired` event: `{}`' });
+
+/**
+ * Every schema referenced by `$ref` (refTo) or named for the document: the HTTP server
+ * registers them (addSchema) so that responses serialise through them and the OpenAPI
+ * document lists them under components.schemas.
+ */
+export const sharedSchemas = [
+  ErrorResponse, AuthResultSchema, SenderAuthSchema, MessageLinkSchema, AttachmentInfo, Message, MessageDetailResponse,
+  InboxResponse, Limits, SessionInbox, SessionResponse, RedeemResponse, DomainsResponse, DeletedEvent, ExpiredEvent,
+];
 
 export const schemas = {
-  create: { querystring: CreateQuery, response: withErrors(InboxResponse, [...COMMON_ERRORS, 403, 409]) },
+  create: { querystring: CreateQuery, response: withErrors(refTo(InboxResponse), [...COMMON_ERRORS, 403, 409]) },
   check: {
     params: InboxParams,
     headers: CheckHeaders,
@@ -205,10 +225,10 @@ export const schemas = {
       200: { description: 'the event stream', content: { 'text/event-stream': { schema: EventStreamResponse } } },
     },
   },
-  domains: { response: { 200: DomainsResponse } },
-  redeem: { body: RedeemBody, response: withErrors(RedeemResponse, [...COMMON_ERRORS, 403, 409, 410, 413]) },
-  session: { response: withErrors(SessionResponse, [...COMMON_ERRORS, 401]) },
-  message: { params: MessageParams, response: withErrors(MessageDetailResponse, [...COMMON_ERRORS, 401, 404, 410]) },
+  domains: { response: { 200: refTo(DomainsResponse) } },
+  redeem: { body: RedeemBody, response: withErrors(refTo(RedeemResponse), [...COMMON_ERRORS, 403, 409, 410, 413]) },
+  session: { response: withErrors(refTo(SessionResponse), [...COMMON_ERRORS, 401]) },
+  message: { params: MessageParams, response: withErrors(refTo(MessageDetailResponse), [...COMMON_ERRORS, 401, 404, 410]) },
   raw: { params: MessageParams },
   attachment: { params: AttachmentParams },
   deleteMessage: { params: MessageParams, response: withErrors(SuccessResponse, [...COMMON_ERRORS, 401, 403, 404]) },

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.js';
-import type { CheckResult, Inbox, Message, RedeemResult, SessionInfo } from './api-types.js';
+import type { CheckResponse, InboxResponse, Message, RedeemResponse, SessionResponse } from '@tempinbox/client';
 
 /** No answer within this time counts as a network failure; polls must not pile up. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -39,7 +39,7 @@ function sinceQuery(since: string | undefined): string {
 
 /** The public API as the page uses it (docs/api.md). */
 export const api = {
-  session: () => call<SessionInfo>('GET', '/api/session'),
+  session: () => call<SessionResponse>('GET', '/api/session'),
   domains: () => call<{ domains: string[] }>('GET', '/api/domains'),
   create: (options: { username?: string; domain?: string } = {}) => {
     const query = new URLSearchParams();
@@ -47,15 +47,15 @@ export const api = {
     if (options.domain) query.set('domain', options.domain);
     const text = query.toString();
     const suffix = text === '' ? '' : `?${text}`;
-    return call<Inbox>('GET', `/api/create${suffix}`);
+    return call<InboxResponse>('GET', `/api/create${suffix}`);
   },
   check: (username: string, since?: string) =>
-    call<CheckResult>('GET', `/api/check/${encodeURIComponent(username)}${sinceQuery(since)}`),
+    call<CheckResponse>('GET', `/api/check/${encodeURIComponent(username)}${sinceQuery(since)}`),
   /** One whole message (a listing may have cut a long one: `truncated`). */
   message: (id: string) => call<Message>('GET', `/api/messages/${encodeURIComponent(id)}`),
   discardInbox: (username: string) => call<unknown>('DELETE', `/api/inbox/${encodeURIComponent(username)}`),
   deleteMessage: (id: string) => call<unknown>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
-  redeem: (key: string) => call<RedeemResult>('POST', '/api/premium/redeem', { key }),
+  redeem: (key: string) => call<RedeemResponse>('POST', '/api/premium/redeem', { key }),
 };
 
 /** Download address of a message's original `.eml`. */

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import type { InboxSummary } from '../api/api-types.js';
+import type { SessionInbox } from '@tempinbox/client';
 import { copyText } from '../lib/copy-text.js';
 import { Countdown } from './countdown.js';
 
 /** Props of AddressCard. */
 export interface AddressCardProps {
-  inbox: InboxSummary;
+  inbox: SessionInbox;
   expired: boolean;
   premium: boolean;
   busy: boolean;

@@ -1,10 +1,10 @@
-import type { MessageAuth } from '../api/api-types.js';
+import type { SenderAuth } from '@tempinbox/client';
 import { describeAuth } from '../lib/auth-verdict.js';
 import { showBidiControls } from '../lib/bidi-text.js';
 
 /** Props of AuthBadge. */
 export interface AuthBadgeProps {
-  auth: MessageAuth;
+  auth: SenderAuth;
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { InboxSummary } from '../api/api-types.js';
+import type { SessionInbox } from '@tempinbox/client';
 
 /** Props of InboxSwitcher. */
 export interface InboxSwitcherProps {
-  inboxes: InboxSummary[];
+  inboxes: SessionInbox[];
   currentUsername: string | null;
   onSelect: (username: string) => void;
 }

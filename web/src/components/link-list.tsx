@@ -1,4 +1,4 @@
-import type { MessageLink } from '../api/api-types.js';
+import type { MessageLink } from '@tempinbox/client';
 import { safeLinks } from '../lib/safe-links.js';
 import { IsolatedText } from './isolated-text.js';
 

@@ -1,4 +1,4 @@
-import type { Message } from '../api/api-types.js';
+import type { Message } from '@tempinbox/client';
 import type { LiveMode } from '../lib/inbox-reducer.js';
 import { formatShortDate } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { attachmentUrl, rawUrl } from '../api/api-client.js';
-import type { Message } from '../api/api-types.js';
+import type { Message } from '@tempinbox/client';
 import { showBidiControls, withoutBidiControls } from '../lib/bidi-text.js';
 import { formatLongDate, formatSize } from '../lib/format-time.js';
 import { parseSender } from '../lib/parse-sender.js';

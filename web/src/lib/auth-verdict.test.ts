@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageAuth } from '../api/api-types.js';
+import type { SenderAuth } from '@tempinbox/client';
 import { describeAuth } from './auth-verdict.js';
 
-const base: MessageAuth = {
+const base: SenderAuth = {
   spf: { result: 'none', domain: 'example.com' },
   dkim: [],
   dmarc: { result: 'none', domain: 'example.com', policy: null },
@@ -10,7 +10,7 @@ const base: MessageAuth = {
 };
 
 /** What the server says of mail claiming bank.test (p=reject) from evil.test's server with a second From field. */
-const twoFromFields: MessageAuth = {
+const twoFromFields: SenderAuth = {
   spf: { result: 'pass', domain: 'evil.test' },
   dkim: [],
   dmarc: { result: 'permerror', domain: '', policy: null },
@@ -32,7 +32,7 @@ describe('describeAuth', () => {
   });
 
   it('is never green without a DMARC pass: a passing signature or SPF of any domain is grey and named', () => {
-    const cases: Array<[MessageAuth, string]> = [
+    const cases: Array<[SenderAuth, string]> = [
       // Signed by evil.test, From another domain that publishes no DMARC record.
       [{ ...base, spf: { result: 'pass', domain: 'evil.test' }, dkim: [{ result: 'pass', domain: 'evil.test', selector: 's1' }], dmarc: { result: 'none', domain: 'news.test', policy: null } }, 'Signed by evil.test, not news.test'],
       // Signed by the From domain itself, which publishes no DMARC record.

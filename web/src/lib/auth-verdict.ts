@@ -1,4 +1,4 @@
-import type { AuthResult, MessageAuth } from '../api/api-types.js';
+import type { AuthResult, SenderAuth } from '@tempinbox/client';
 
 /** How the badge looks: good (green ✓), bad (red ✗), or neither (grey). */
 export type AuthTone = 'good' | 'bad' | 'neutral';
@@ -55,11 +55,11 @@ function dkimWords(result: AuthResult, domain: string, selector: string, from: s
  * server says `permerror` (no From field, several, or several addresses in one); a message
  * stored before it did says `none` without a From domain for the same mail.
  */
-function noSingleAuthor(auth: MessageAuth): boolean {
+function noSingleAuthor(auth: SenderAuth): boolean {
   return auth.dmarc.result === 'permerror' || (auth.dmarc.result === 'none' && auth.dmarc.domain === '');
 }
 
-function dmarcWords(auth: MessageAuth): string {
+function dmarcWords(auth: SenderAuth): string {
   const { result, domain, policy } = auth.dmarc;
   const who = or(domain, 'the From domain');
   if (noSingleAuthor(auth)) {
@@ -94,7 +94,7 @@ function named(domain: string, from: string): string {
  * domain other than the From domain is named as such ("Signed by evil.test, not bank.test"):
  * it proves who sent it, not that the From line is true.
  */
-export function describeAuth(auth: MessageAuth): AuthVerdict {
+export function describeAuth(auth: SenderAuth): AuthVerdict {
   const from = auth.dmarc.domain;
   const details = [
     dmarcWords(auth),

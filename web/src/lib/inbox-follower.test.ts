@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/api-error.js';
-import type { CheckResult, Message } from '../api/api-types.js';
+import type { CheckResponse, Message } from '@tempinbox/client';
 import { followInbox, POLL_VISIBLE_MS, type FollowerEvents } from './inbox-follower.js';
 
 /** A stand-in for the browser's EventSource: the test opens, feeds and fails it by hand. */
@@ -27,18 +27,18 @@ class FakeEventSource {
 }
 
 function message(id: string): Message {
-  return { id, from: 'a@example.org', to: 'x@tempinbox.test', subject: id, body: '', html: null, date: '2030-01-01T00:00:00.000Z', attachments: [] };
+  return { id, from: 'a@example.org', to: 'x@tempinbox.test', subject: id, body: '', html: null, date: '2030-01-01T00:00:00.000Z', attachments: [], recipient: 'x@tempinbox.test', codes: [], links: [], auth: null, truncated: false };
 }
 
 /** A check whose answers the test releases one by one, counting how many run at once. */
 function controlledCheck() {
-  const pending: Array<{ since?: string; answer: (result: CheckResult) => void; fail: (error: unknown) => void }> = [];
+  const pending: Array<{ since?: string; answer: (result: CheckResponse) => void; fail: (error: unknown) => void }> = [];
   let running = 0;
   let most = 0;
   const check = (_username: string, since?: string) => {
     running += 1;
     most = Math.max(most, running);
-    return new Promise<CheckResult>((resolve, reject) => {
+    return new Promise<CheckResponse>((resolve, reject) => {
       pending.push({
         since,
         answer: (result) => { running -= 1; resolve(result); },
@@ -90,7 +90,7 @@ describe('followInbox', () => {
     const stop = followInbox('alice', deps(api.check), events);
     expect(api.pending).toHaveLength(1);
     expect(api.pending[0]?.since).toBeUndefined();
-    api.pending[0]?.answer({ count: 1, emails: [message('n1')] });
+    api.pending[0]?.answer({ success: true, has_more: false, count: 1, emails: [message('n1')] });
     await flush();
     const stream = FakeEventSource.all[0];
     expect(stream?.url).toBe('/api/inbox/alice/events?since=n1');
@@ -98,7 +98,7 @@ describe('followInbox', () => {
     // The catch-up check after connecting; then nothing more while the stream is open.
     expect(api.pending).toHaveLength(2);
     expect(api.pending[1]?.since).toBe('n1');
-    api.pending[1]?.answer({ count: 0, emails: [] });
+    api.pending[1]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await vi.advanceTimersByTimeAsync(POLL_VISIBLE_MS * 10);
     expect(api.pending).toHaveLength(2);
     stream?.emit('message', JSON.stringify(message('n2')));
@@ -112,7 +112,7 @@ describe('followInbox', () => {
     const api = controlledCheck();
     const events = recorder();
     const stop = followInbox('alice', deps(api.check), events);
-    api.pending[0]?.answer({ count: 0, emails: [] });
+    api.pending[0]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await flush();
     const stream = FakeEventSource.all[0];
     expect(stream?.url).toBe('/api/inbox/alice/events');
@@ -125,7 +125,7 @@ describe('followInbox', () => {
     // A slow answer: no second poll starts while it is out.
     await vi.advanceTimersByTimeAsync(POLL_VISIBLE_MS * 5);
     expect(api.pending).toHaveLength(2);
-    api.pending[1]?.answer({ count: 1, emails: [message('n2')] });
+    api.pending[1]?.answer({ success: true, has_more: false, count: 1, emails: [message('n2')] });
     await vi.advanceTimersByTimeAsync(POLL_VISIBLE_MS);
     expect(api.pending).toHaveLength(3);
     expect(api.most()).toBe(1);
@@ -137,17 +137,17 @@ describe('followInbox', () => {
   it('coalesces a check asked for while one runs into one more after it', async () => {
     const api = controlledCheck();
     const stop = followInbox('alice', deps(api.check), recorder());
-    api.pending[0]?.answer({ count: 0, emails: [] });
+    api.pending[0]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await flush();
     const stream = FakeEventSource.all[0]!;
     stream.emit('open'); // catch-up check 2 starts
     stream.emit('open'); // asked again while it runs
     stream.emit('open');
     expect(api.pending).toHaveLength(2);
-    api.pending[1]?.answer({ count: 0, emails: [] });
+    api.pending[1]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await flush();
     expect(api.pending).toHaveLength(3);
-    api.pending[2]?.answer({ count: 0, emails: [] });
+    api.pending[2]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await flush();
     expect(api.pending).toHaveLength(3);
     expect(api.most()).toBe(1);
@@ -174,7 +174,7 @@ describe('followInbox', () => {
     expect(api.pending).toHaveLength(1); // waits twice as long
     await vi.advanceTimersByTimeAsync(POLL_VISIBLE_MS);
     expect(api.pending).toHaveLength(2);
-    api.pending[1]?.answer({ count: 0, emails: [] });
+    api.pending[1]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await flush();
     expect(events.log).toEqual(['failed network', 'checked full ', 'recovered']);
     stop();
@@ -184,7 +184,7 @@ describe('followInbox', () => {
     const api = controlledCheck();
     const events = recorder();
     followInbox('alice', deps(api.check), events);
-    api.pending[0]?.answer({ count: 0, emails: [] });
+    api.pending[0]?.answer({ success: true, has_more: false, count: 0, emails: [] });
     await flush();
     const stream = FakeEventSource.all[0]!;
     stream.emit('open');

@@ -1,5 +1,5 @@
 import { ApiError } from '../api/api-error.js';
-import type { CheckResult, Message } from '../api/api-types.js';
+import type { CheckResponse, Message } from '@tempinbox/client';
 import type { LiveMode } from './inbox-reducer.js';
 
 /** Poll period while the tab is visible and the stream is down: new mail within a few seconds. */
@@ -31,7 +31,7 @@ export interface FollowerEvents {
 
 /** What the follower needs from outside: the API and the newest message shown. */
 export interface FollowerDeps {
-  check: (username: string, since?: string) => Promise<CheckResult>;
+  check: (username: string, since?: string) => Promise<CheckResponse>;
   /** The event stream's address (`?since=` the newest message shown, when there is one). */
   eventsUrl: (username: string, since?: string) => string;
   newestId: () => string | undefined;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { InboxSummary, Message, SessionInfo } from '../api/api-types.js';
+import type { SessionInbox, Message, SessionResponse } from '@tempinbox/client';
 import { FREE_MODE, inboxReducer, INITIAL_STATE, type InboxAction, type InboxState } from './inbox-reducer.js';
 
-function inbox(username: string, count = 0): InboxSummary {
+function inbox(username: string, count = 0): SessionInbox {
   return { email: `${username}@tempinbox.test`, username, domain: 'tempinbox.test', ttl: 2592000, expires_at: '2030-01-01T00:00:00.000Z', created_at: '2029-12-01T00:00:00.000Z', count };
 }
 
 function message(id: string, second: number): Message {
-  return { id, from: 'a@example.org', to: 'x@tempinbox.test', subject: `s-${id}`, body: 'b', html: null, date: `2029-12-01T00:00:${String(second).padStart(2, '0')}.000Z`, attachments: [] };
+  return { id, from: 'a@example.org', to: 'x@tempinbox.test', subject: `s-${id}`, body: 'b', html: null, date: `2029-12-01T00:00:${String(second).padStart(2, '0')}.000Z`, attachments: [], recipient: 'x@tempinbox.test', codes: [], links: [], auth: null, truncated: false };
 }
 
 function run(state: InboxState, ...actions: InboxAction[]): InboxState {
@@ -96,7 +96,7 @@ describe('inboxReducer: counts', () => {
   });
 
   it('keeps the shown inbox count when a session answer arrives, and takes the others from it', () => {
-    const session: SessionInfo = { premium: true, premium_until: null, limits: FREE_MODE.limits, inboxes: [inbox('alpha', 0), inbox('beta', 7)] };
+    const session: SessionResponse = { success: true, premium: true, premium_until: null, limits: FREE_MODE.limits, inboxes: [inbox('alpha', 0), inbox('beta', 7)] };
     const state = run(twoInboxes, { type: 'checked', username: 'alpha', emails: alphaMail, full: true, hasMore: false }, { type: 'session', session });
     expect(countOf(state, 'alpha')).toBe(3);
     expect(countOf(state, 'beta')).toBe(7);
@@ -104,7 +104,7 @@ describe('inboxReducer: counts', () => {
   });
 
   it('keeps the switcher order on a session answer and adds the inboxes it did not show yet', () => {
-    const session: SessionInfo = { premium: true, premium_until: null, limits: FREE_MODE.limits, inboxes: [inbox('gamma', 2), inbox('beta', 1), inbox('alpha', 3)] };
+    const session: SessionResponse = { success: true, premium: true, premium_until: null, limits: FREE_MODE.limits, inboxes: [inbox('gamma', 2), inbox('beta', 1), inbox('alpha', 3)] };
     const state = run(twoInboxes, { type: 'session', session });
     expect(state.inboxes.map((item) => item.username)).toEqual(['alpha', 'beta', 'gamma']);
     expect(countOf(state, 'gamma')).toBe(2);
@@ -123,7 +123,9 @@ describe('inboxReducer: arrivals, expiry and full messages', () => {
 
   it('replaces a truncated message with the whole one, keeping fields the detail lacks', () => {
     const cut: Message = { ...message('t', 1), body: 'cut', truncated: true, codes: ['482913'] };
-    const whole: Message = { ...message('t', 1), body: 'the whole text' };
+    // The detail of an older server, without `codes`.
+    const { codes: _lacking, ...detail } = { ...message('t', 1), body: 'the whole text' };
+    const whole = detail as Message;
     const state = run(
       twoInboxes,
       { type: 'checked', username: 'alpha', emails: [cut], full: true, hasMore: false },
@@ -175,7 +177,7 @@ describe('inboxReducer: session lost (401) and recovery', () => {
 
 describe('inboxReducer: inboxes', () => {
   it('adds a new inbox in front, replacing the discarded one, and shows it', () => {
-    const state = run(twoInboxes, { type: 'added', inbox: inbox('gamma'), replacing: 'alpha' });
+    const state = run(twoInboxes, { type: 'added', inbox: { success: true, ...inbox('gamma') }, replacing: 'alpha' });
     expect(state.inboxes.map((item) => item.username)).toEqual(['gamma', 'beta']);
     expect(state.currentName).toBe('gamma');
   });

@@ -1,4 +1,4 @@
-import type { Inbox, InboxSummary, Limits, Message, SessionInfo } from '../api/api-types.js';
+import type { InboxResponse, SessionInbox, Limits, Message, SessionResponse } from '@tempinbox/client';
 import { showBidiControls } from './bidi-text.js';
 import { mergeMessages } from './merge-messages.js';
 
@@ -22,7 +22,7 @@ export type LiveMode = 'stream' | 'polling';
 export interface InboxState {
   phase: 'loading' | 'ready' | 'failed';
   mode: SessionMode;
-  inboxes: InboxSummary[];
+  inboxes: SessionInbox[];
   currentName: string | null;
   /** Messages of the current inbox, newest first. */
   messages: Message[];
@@ -43,9 +43,9 @@ export interface InboxState {
 /** What can happen to the page's state. */
 export type InboxAction =
   | { type: 'booting' }
-  | { type: 'booted'; inboxes: InboxSummary[]; current: string; mode?: SessionMode }
+  | { type: 'booted'; inboxes: SessionInbox[]; current: string; mode?: SessionMode }
   | { type: 'bootFailed'; notice: Notice }
-  | { type: 'session'; session: SessionInfo }
+  | { type: 'session'; session: SessionResponse }
   | { type: 'select'; username: string }
   /** A check answered: `full` when it listed the inbox from the top (no `since`). */
   | { type: 'checked'; username: string; emails: Message[]; full: boolean; hasMore: boolean }
@@ -53,7 +53,7 @@ export type InboxAction =
   | { type: 'deleted'; username: string; id: string }
   | { type: 'expired'; username: string }
   | { type: 'fullMessage'; message: Message }
-  | { type: 'added'; inbox: Inbox; replacing?: string }
+  | { type: 'added'; inbox: InboxResponse; replacing?: string }
   | { type: 'discarded'; username: string }
   | { type: 'lostAddress' }
   | { type: 'sessionLost' }
@@ -84,7 +84,7 @@ export const INITIAL_STATE: InboxState = {
   busy: false,
 };
 
-function setCount(inboxes: InboxSummary[], username: string, count: (old: number) => number): InboxSummary[] {
+function setCount(inboxes: SessionInbox[], username: string, count: (old: number) => number): SessionInbox[] {
   return inboxes.map((inbox) => (inbox.username === username ? { ...inbox, count: Math.max(0, count(inbox.count)) } : inbox));
 }
 
@@ -92,7 +92,7 @@ function countOf(state: InboxState, username: string): number {
   return state.inboxes.find((inbox) => inbox.username === username)?.count ?? 0;
 }
 
-function summary(inbox: Inbox): InboxSummary {
+function summary(inbox: InboxResponse): SessionInbox {
   return { ...inbox, count: 0 };
 }
 

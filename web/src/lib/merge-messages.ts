@@ -1,4 +1,4 @@
-import type { Message } from '../api/api-types.js';
+import type { Message } from '@tempinbox/client';
 
 /**
  * Known and incoming messages in one list, newest first, without duplicates. A message never

@@ -1,4 +1,4 @@
-import type { MessageLink } from '../api/api-types.js';
+import type { MessageLink } from '@tempinbox/client';
 
 /** Links listed under a message: a sign-up mail has a few; a newsletter's hundred help nobody. */
 export const MAX_LINKS_SHOWN = 50;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { api, eventsUrl } from '../api/api-client.js';
 import { ApiError } from '../api/api-error.js';
-import type { Inbox, InboxSummary, SessionInfo } from '../api/api-types.js';
+import type { InboxResponse, SessionInbox, SessionResponse } from '@tempinbox/client';
 import { errorText } from '../api/error-text.js';
 import { followInbox } from './inbox-follower.js';
 import { FREE_MODE, inboxReducer, INITIAL_STATE, type InboxState } from './inbox-reducer.js';
@@ -15,11 +15,11 @@ const BOOT_RETRY_MS = 10_000;
 
 /** Everything the page shows (the reducer's state, with the current inbox looked up). */
 export interface TempInboxState extends InboxState {
-  current: InboxSummary | null;
+  current: SessionInbox | null;
   expired: boolean;
 }
 
-function summary(inbox: Inbox): InboxSummary {
+function summary(inbox: InboxResponse): SessionInbox {
   return { ...inbox, count: 0 };
 }
 
@@ -75,7 +75,7 @@ export function useTempInbox() {
     window.clearTimeout(bootRetry.current);
     dispatch({ type: 'booting' });
     try {
-      let session: SessionInfo | null = null;
+      let session: SessionResponse | null = null;
       if (hadSession()) {
         try {
           session = await api.session();
@@ -169,7 +169,7 @@ export function useTempInbox() {
     }
   }, [fail]);
 
-  const addInbox = useCallback((inbox: Inbox, replacing?: string) => {
+  const addInbox = useCallback((inbox: InboxResponse, replacing?: string) => {
     dispatch({ type: 'added', inbox, replacing });
     storeCurrent(inbox.username);
   }, []);
