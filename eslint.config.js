@@ -11,8 +11,9 @@ const infrastructure = [
   'fastify', '@fastify/*', 'smtp-server', 'kysely', 'pg', 'better-sqlite3', 'postal-mime',
   'sanitize-html', 'html-to-text', 'pino', 'prom-client', 'rate-limiter-flexible', 'commander',
   'node:net', 'node:http', 'node:tls', 'node:fs', 'node:fs/*', 'mailauth', 'node:dns', 'node:dns/*',
+  'node:https', 'ipaddr.js',
 ];
-const adapters = ['**/http/**', '**/events/**', '**/smtp/**', '**/storage/**', '**/mail/**', '**/mail-auth/**', '**/jobs/**', '**/rate-limit/**', '**/app.js', '**/config/**', '**/observability/**'];
+const adapters = ['**/http/**', '**/events/**', '**/smtp/**', '**/storage/**', '**/mail/**', '**/mail-auth/**', '**/jobs/**', '**/rate-limit/**', '**/app.js', '**/config/**', '**/observability/**', '**/webhooks/**'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', 'packages/*/dist/**', 'examples/*/test-results/**'] },

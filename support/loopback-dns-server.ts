@@ -1,13 +1,21 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import ipaddr from 'ipaddr.js';
 
 /** TXT records by lowercase name: each record is one string (split into 255-byte pieces on the wire). */
 export type TxtZone = Record<string, string[]>;
 
 /**
- * A DNS server on loopback UDP: answers TXT from a zone, NXDOMAIN for unknown names. The
- * sender-authentication tests (test/e2e) and the benchmark (bench/, so that MAIL_AUTH=on is
- * measured against real records rather than a resolver that answers nothing) both start one
- * and point the service's DNS_SERVERS at it; nothing of it ships in dist/.
+ * Address records by lowercase name: IPv4 literals are answered as A, IPv6 literals as AAAA.
+ * Read at every query, so a test can change a name's answer (DNS rebinding) by assigning to it.
+ */
+export type AddressZone = Record<string, string[]>;
+
+/**
+ * A DNS server on loopback UDP: answers TXT from a zone, A and AAAA from an address zone,
+ * NXDOMAIN for unknown names. The sender-authentication tests (test/e2e), the webhook guard's
+ * tests and the benchmark (bench/, so that MAIL_AUTH=on is measured against real records
+ * rather than a resolver that answers nothing) start one and point the service's DNS_SERVERS
+ * at it; nothing of it ships in dist/.
  */
 export interface LoopbackDnsServer {
   /** `127.0.0.1:<port>`, as DNS_SERVERS takes it. */
@@ -26,7 +34,9 @@ export interface LoopbackDnsServer {
  */
 export const MAX_KEPT_QUERIES = 10_000;
 
+const TYPE_A = 1;
 const TYPE_TXT = 16;
+const TYPE_AAAA = 28;
 const TYPE_NAMES: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA' };
 
 /** The question of a query: the name, its type, and where the question section ends. */
@@ -54,12 +64,37 @@ function txtRdata(text: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The answer to `query` from `zone` (RFC 1035 §4.1): TXT records, NODATA, or NXDOMAIN. */
-function answer(query: Buffer, zone: TxtZone): Buffer {
+/** One resource record: its type and RDATA. */
+interface Answer {
+  type: number;
+  rdata: Buffer;
+  ttl: number;
+}
+
+/**
+ * The records of `name` and `type`. Address records carry TTL 0 (RFC 1035 §3.2.1: not to be
+ * cached), so a resolver asks again each time and a test that changes an answer sees it.
+ */
+function recordsOf(name: string, type: number, zone: TxtZone, addresses: AddressZone): Answer[] {
+  if (type === TYPE_TXT) return (zone[name] ?? []).map((text) => ({ type, rdata: txtRdata(text), ttl: 60 }));
+  if (type !== TYPE_A && type !== TYPE_AAAA) return [];
+  const kind = type === TYPE_A ? 'ipv4' : 'ipv6';
+  return (addresses[name] ?? [])
+    .map((literal) => ipaddr.parse(literal))
+    .filter((address) => address.kind() === kind)
+    .map((address) => ({ type, rdata: Buffer.from(address.toByteArray()), ttl: 0 }));
+}
+
+/** True when `name` or a name below it is in `zone` (so the name exists: NODATA, not NXDOMAIN). */
+function holds(zone: Record<string, string[]>, name: string): boolean {
+  return zone[name] !== undefined || Object.keys(zone).some((key) => key.endsWith(`.${name}`));
+}
+
+/** The answer to `query` (RFC 1035 §4.1): TXT, A or AAAA records, NODATA, or NXDOMAIN. */
+function answer(query: Buffer, zone: TxtZone, addresses: AddressZone): Buffer {
   const { name, type, end } = readQuestion(query);
-  const records = zone[name];
-  const known = records !== undefined || Object.keys(zone).some((key) => key.endsWith(`.${name}`));
-  const answers = type === TYPE_TXT ? (records ?? []) : [];
+  const known = holds(zone, name) || holds(addresses, name);
+  const answers = recordsOf(name, type, zone, addresses);
   const header = Buffer.alloc(12);
   query.copy(header, 0, 0, 2); // id
   const rd = (query[2] ?? 0) & 0x01;
@@ -67,13 +102,12 @@ function answer(query: Buffer, zone: TxtZone): Buffer {
   header[3] = 0x80 | (known ? 0 : 3); // RA; NOERROR or NXDOMAIN
   header.writeUInt16BE(1, 4);
   header.writeUInt16BE(answers.length, 6);
-  const body = answers.map((text) => {
-    const rdata = txtRdata(text);
+  const body = answers.map(({ type: rrType, rdata, ttl }) => {
     const rr = Buffer.alloc(12);
     rr.writeUInt16BE(0xc00c, 0); // pointer to the question's name
-    rr.writeUInt16BE(TYPE_TXT, 2);
+    rr.writeUInt16BE(rrType, 2);
     rr.writeUInt16BE(1, 4); // IN
-    rr.writeUInt32BE(60, 6); // TTL
+    rr.writeUInt32BE(ttl, 6);
     rr.writeUInt16BE(rdata.length, 10);
     return Buffer.concat([rr, rdata]);
   });
@@ -82,9 +116,13 @@ function answer(query: Buffer, zone: TxtZone): Buffer {
 
 /**
  * Starts a DNS server on 127.0.0.1 (a free UDP port). `silent`: it reads every query and
- * never answers (a dead resolver).
+ * never answers (a dead resolver). `addresses`: the A and AAAA records, read at each query.
  */
-export async function startLoopbackDnsServer(zone: TxtZone, options: { silent?: boolean } = {}): Promise<LoopbackDnsServer> {
+export async function startLoopbackDnsServer(
+  zone: TxtZone,
+  options: { silent?: boolean; addresses?: AddressZone } = {},
+): Promise<LoopbackDnsServer> {
+  const addresses = options.addresses ?? {};
   const socket: Socket = createSocket('udp4');
   const queries: string[] = [];
   let queryCount = 0;
@@ -95,7 +133,7 @@ export async function startLoopbackDnsServer(zone: TxtZone, options: { silent?: 
       queryCount += 1;
       if (queries.length < MAX_KEPT_QUERIES) queries.push(`${TYPE_NAMES[type] ?? type} ${name}`);
       if (options.silent === true) return;
-      socket.send(answer(query, zone), peer.port, peer.address);
+      socket.send(answer(query, zone, addresses), peer.port, peer.address);
     } catch {
       // A malformed query: no answer, as a real server would drop it.
     }

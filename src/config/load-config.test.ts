@@ -34,9 +34,12 @@ describe('configuration', () => {
       logLevel: 'info',
       mailAuth: true,
       dnsTimeoutMs: 3000,
+      webhookConcurrency: 16,
+      webhookRetryBaseSeconds: 10,
     });
     expect(config.publicUrl).toBeUndefined();
     expect(config.dnsServers).toBeUndefined();
+    expect(config.webhookAllowedNetworks).toBeUndefined();
   });
 
   it('parses every variable', () => {
@@ -52,7 +55,30 @@ describe('configuration', () => {
     });
   });
 
+  it('parses the webhook variables, networks in normal form', () => {
+    expect(
+      loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8, 10.0.0.0/8,FD00:0::/8,::ffff:127.0.0.0/104', WEBHOOK_CONCURRENCY: '1', WEBHOOK_RETRY_BASE_SECONDS: '1' }),
+    ).toMatchObject({
+      webhookAllowedNetworks: ['127.0.0.0/8', '10.0.0.0/8', 'fd00::/8', '::ffff:7f00:0/104'],
+      webhookConcurrency: 1,
+      webhookRetryBaseSeconds: 1,
+    });
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '' }).webhookAllowedNetworks).toBeUndefined();
+  });
+
   it.each([
+    [{ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1' }, 'WEBHOOK_ALLOWED_NETWORKS="127.0.0.1": expected a comma-separated list of networks in CIDR notation'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,not-a-net/8' }, 'WEBHOOK_ALLOWED_NETWORKS="10.0.0.0/8,not-a-net/8"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'WEBHOOK_ALLOWED_NETWORKS="10.0.0.0/33"'],
+    // Octal in disguise: ipaddr.js alone would read it as 8.0.0.0/8.
+    [{ WEBHOOK_ALLOWED_NETWORKS: '010.0.0.0/8' }, 'WEBHOOK_ALLOWED_NETWORKS="010.0.0.0/8"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.1.2.3/8' }, 'WEBHOOK_ALLOWED_NETWORKS="10.1.2.3/8": expected a comma-separated list of networks in CIDR notation with the host bits zero'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: 'fd00::1/8' }, 'WEBHOOK_ALLOWED_NETWORKS="fd00::1/8"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: ',' }, 'WEBHOOK_ALLOWED_NETWORKS=","'],
+    [{ WEBHOOK_CONCURRENCY: '0' }, 'WEBHOOK_CONCURRENCY="0": expected an integer from 1 to 256'],
+    [{ WEBHOOK_CONCURRENCY: '257' }, 'WEBHOOK_CONCURRENCY="257"'],
+    [{ WEBHOOK_RETRY_BASE_SECONDS: '0' }, 'WEBHOOK_RETRY_BASE_SECONDS="0": expected an integer from 1 to 600'],
+    [{ WEBHOOK_RETRY_BASE_SECONDS: '1.5' }, 'WEBHOOK_RETRY_BASE_SECONDS="1.5"'],
     [{ MAIL_AUTH: 'maybe' }, 'MAIL_AUTH="maybe": expected on or off'],
     [{ DNS_SERVERS: 'dns.example.org' }, 'DNS_SERVERS="dns.example.org": expected a comma-separated list of resolver IP addresses'],
     [{ DNS_SERVERS: '127.0.0.1:99999' }, 'DNS_SERVERS="127.0.0.1:99999"'],

@@ -4,6 +4,8 @@
  * (scripts/gen-config-docs.ts), and nothing else in the program reads process.env.
  */
 
+import ipaddr from 'ipaddr.js';
+
 /** A parser returns the value or a string saying what was expected. */
 type Parse<T> = (raw: string) => { ok: true; value: T } | { ok: false; expected: string };
 
@@ -44,6 +46,9 @@ export interface Config {
   mailAuth: boolean;
   dnsServers: string[] | undefined;
   dnsTimeoutMs: number;
+  webhookAllowedNetworks: string[] | undefined;
+  webhookConcurrency: number;
+  webhookRetryBaseSeconds: number;
 }
 
 const integer = (min: number, max: number): Parse<number> => (raw) => {
@@ -125,6 +130,41 @@ const dnsServers: Parse<string[] | undefined> = (raw) => {
   return { ok: true, value: list };
 };
 
+/**
+ * One network in CIDR notation, in normal form (`10.0.0.0/8`, `fd00::/8`), or undefined. IPv4
+ * must be four decimal parts (ipaddr.js's general parser reads `010.0.0.0` as octal 8.0.0.0),
+ * and the host bits must be zero: `10.1.2.3/8` could mean 10.0.0.0/8 or 10.1.2.3/32, and a
+ * rule that lets traffic into internal networks must not be guessed.
+ */
+function network(entry: string): string | undefined {
+  const v4 = ipaddr.IPv4.isValidCIDRFourPartDecimal(entry);
+  if (!v4 && !ipaddr.IPv6.isValidCIDR(entry)) return undefined;
+  const [address, prefix] = ipaddr.parseCIDR(entry);
+  const base = v4 ? ipaddr.IPv4.networkAddressFromCIDR(entry) : ipaddr.IPv6.networkAddressFromCIDR(entry);
+  return base.toString() === address.toString() ? `${base.toString()}/${prefix}` : undefined;
+}
+
+/** Networks a webhook may reach although they are not public; a bare address (no prefix) is refused. */
+const networks: Parse<string[] | undefined> = (raw) => {
+  const list = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0).map(network);
+  if (list.length > 0 && list.every((entry) => entry !== undefined)) return { ok: true, value: list as string[] };
+  return { ok: false, expected: 'a comma-separated list of networks in CIDR notation with the host bits zero, e.g. 10.0.0.0/8,fd00::/8' };
+};
+
+/**
+ * Webhook deliveries in flight per node. Each holds one outgoing connection (a file
+ * descriptor) for up to its 10 s deadline; past 256 a node spends its descriptors and
+ * memory on slow receivers rather than on mail.
+ */
+const MAX_WEBHOOK_CONCURRENCY = 256;
+
+/**
+ * Largest retry base: the six attempts span 937 × base seconds, so 600 s spreads them over
+ * six and a half days; a larger base is almost certainly minutes typed as seconds. The
+ * smallest, 1 s, makes the schedule testable end to end.
+ */
+const MAX_WEBHOOK_RETRY_BASE_SECONDS = 600;
+
 /** Ten years: longer lifetimes are almost certainly a typo (seconds vs milliseconds). */
 const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 /** 1 GiB: smtp-server buffers nothing, but we keep whole messages in memory to parse them. */
@@ -169,4 +209,7 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'MAIL_AUTH', key: 'mailAuth', defaultText: 'on', help: 'SPF, DKIM, DMARC and ARC checks of received mail; off skips them (auth is null, no Authentication-Results header)', parse: boolean('on', 'off') },
   { env: 'DNS_SERVERS', key: 'dnsServers', defaultText: undefined, help: 'comma-separated resolver addresses host[:port] (IP addresses) for the sender checks; unset: the system\'s', parse: dnsServers },
   { env: 'DNS_TIMEOUT_MS', key: 'dnsTimeoutMs', defaultText: '3000', help: 'the whole time budget of one message\'s DNS look-ups; what is not answered in time is temperror', parse: integer(100, MAX_DNS_TIMEOUT_MS) },
+  { env: 'WEBHOOK_ALLOWED_NETWORKS', key: 'webhookAllowedNetworks', defaultText: undefined, help: 'comma-separated CIDRs (IPv4 or IPv6) webhooks may reach although they are not public, e.g. 10.0.0.0/8; unset: public destinations only', parse: networks },
+  { env: 'WEBHOOK_CONCURRENCY', key: 'webhookConcurrency', defaultText: '16', help: 'webhook deliveries in flight per node', parse: integer(1, MAX_WEBHOOK_CONCURRENCY) },
+  { env: 'WEBHOOK_RETRY_BASE_SECONDS', key: 'webhookRetryBaseSeconds', defaultText: '10', help: 'base of the webhook retry schedule: attempt 2 starts base × 1 s after attempt 1, then base × 6, 30, 180 and 720 s after the previous one (± 10 %)', parse: integer(1, MAX_WEBHOOK_RETRY_BASE_SECONDS) },
 ] as ConfigEntry[];

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'premium_required',
   'inbox_limit_reached',
   'cross_site_request',
+  'webhook_url_forbidden',
   'inbox_not_found',
   'not_found',
   'method_not_allowed',
@@ -42,6 +43,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   inbox_limit_reached: 'This Premium license already has its maximum number of active inboxes.',
   cross_site_request:
     'A page of another site (or another origin) may not make this call; use the tempinbox web app or a non-browser client.',
+  webhook_url_forbidden:
+    'Webhooks go to public addresses only; this URL\'s host is or resolves to a loopback, private, link-local, shared or reserved address.',
   inbox_not_found: 'No such inbox in this session.',
   not_found: 'Not found.',
   method_not_allowed: 'Method not allowed on this path.',

@@ -11,6 +11,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   username_invalid: 400,
   invalid_domain: 400,
   license_invalid: 400,
+  webhook_url_forbidden: 400,
   session_required: 401,
   premium_required: 403,
   inbox_limit_reached: 403,

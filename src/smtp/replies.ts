@@ -30,6 +30,8 @@ export const SMTP_REPLIES: Record<ErrorCode, SmtpReply> = {
   inbox_limit_reached: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
   // Not raised over SMTP (a browser Fetch Metadata rule); our bug if seen: retry later.
   cross_site_request: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
+  // Not raised over SMTP (a webhook is set over HTTP); our bug if seen: retry later.
+  webhook_url_forbidden: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
   // No active inbox of that username: 550 mailbox unavailable, X.1.1 "bad destination
   // mailbox address" (RFC 3463 §3.2): permanent, the sender bounces at once.
   inbox_not_found: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },

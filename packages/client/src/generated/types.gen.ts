@@ -10,7 +10,7 @@ export type ClientOptions = {
 export type ErrorResponse = {
     success: false;
     error: {
-        code: 'invalid_request' | 'username_invalid' | 'invalid_domain' | 'session_required' | 'premium_required' | 'inbox_limit_reached' | 'cross_site_request' | 'inbox_not_found' | 'not_found' | 'method_not_allowed' | 'username_taken' | 'license_invalid' | 'license_session_limit' | 'license_expired' | 'inbox_expired' | 'payload_too_large' | 'inbox_full' | 'too_many_recipients' | 'rate_limited' | 'storage_full' | 'unavailable' | 'internal_error';
+        code: 'invalid_request' | 'username_invalid' | 'invalid_domain' | 'session_required' | 'premium_required' | 'inbox_limit_reached' | 'cross_site_request' | 'webhook_url_forbidden' | 'inbox_not_found' | 'not_found' | 'method_not_allowed' | 'username_taken' | 'license_invalid' | 'license_session_limit' | 'license_expired' | 'inbox_expired' | 'payload_too_large' | 'inbox_full' | 'too_many_recipients' | 'rate_limited' | 'storage_full' | 'unavailable' | 'internal_error';
         message: string;
     };
 };
