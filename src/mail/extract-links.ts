@@ -28,23 +28,38 @@ export interface MailLink {
   text: string;
 }
 
-/** A bare http(s) URL in text; trailing punctuation is trimmed afterwards. */
+/**
+ * A bare http(s) URL in text; trailing punctuation is trimmed afterwards. Linear: one greedy
+ * run of a character class with nothing after it to backtrack for, and the search resumes
+ * after each match.
+ */
 const BARE_URL = /\bhttps?:\/\/[^\s<>"'`]+/giu;
 
-/** Punctuation that ends a sentence or closes a bracket around a URL rather than belonging to it. */
-const TRAILING = /[.,;:!?'"»\]}>】」）)]+$/u;
+/**
+ * Punctuation that ends a sentence or closes a bracket around a URL rather than belonging to
+ * it. Trimmed by a backward scan, never by a `[…]+$` pattern: that one is retried from every
+ * position of a long run of such characters followed by anything else, quadratic in the run.
+ */
+const TRAILING = new Set('.,;:!?\'"»]}>】」）)');
 
 /** Elements whose boundaries separate words in what a reader sees. */
 const BLOCK = new Set(['br', 'p', 'div', 'li', 'tr', 'td', 'th', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img']);
 
 const collapse = (text: string): string => text.replace(/\s+/gu, ' ').trim();
 
+/** How many times `char` occurs in `text`. */
+function count(text: string, char: string): number {
+  let found = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) found += 1;
+  return found;
+}
+
 function trimUrl(raw: string): string {
-  let url = raw.replace(TRAILING, '');
+  let end = raw.length;
+  while (end > 0 && TRAILING.has(raw.charAt(end - 1))) end -= 1;
+  const url = raw.slice(0, end);
   // A closing bracket belongs to the URL when it closes one opened inside it (Wikipedia links).
-  const tail = raw.slice(url.length);
-  if (tail.startsWith(')') && (url.match(/\(/g)?.length ?? 0) > (url.match(/\)/g)?.length ?? 0)) url += ')';
-  return url;
+  return raw.charAt(end) === ')' && count(url, '(') > count(url, ')') ? `${url})` : url;
 }
 
 /** Collects links in order, first of each URL wins, within the bounds. */
