@@ -1,5 +1,16 @@
 import { CANDIDATE, codeShape, isPartOfOtherNumber, type CodeShape } from './extract-codes-shapes.js';
 import { KEYWORD, NEGATIVE } from './extract-codes-words.js';
+import {
+  asciiDigitsAndLetters,
+  firstAtLeast,
+  firstStartingFrom,
+  lastEndingBy,
+  lastLetterOrDigit,
+  spans,
+  splitLines,
+  withoutLinks,
+  type Span,
+} from './extract-codes-text.js';
 
 /**
  * Most characters of subject and text scanned. Codes sit at the top of a message (the
@@ -41,19 +52,11 @@ const YEAR_GAP = /^[\s:：=–—-]*(?:\p{L}{1,8}[\s:：=–—-]*)?$/u;
 /** How far after a code a negative still speaks about it ("BF2026 at checkout"). */
 const AFTER_WINDOW = 30;
 
-/** A letter or a digit (one UTF-16 unit or a surrogate pair). */
-const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
-
 /** The rest of a Latin or Cyrillic word. */
 const WORD_REST = /^[\p{Script=Latin}\p{Script=Cyrillic}]*/u;
 
 /** Longest word ending looked at: "Sendungsverfolgungsnummer" is 25; a bound keeps hostile lines linear. */
 const MAX_WORD_REST = 40;
-
-interface Span {
-  start: number;
-  end: number;
-}
 
 interface Line {
   text: string;
@@ -68,36 +71,6 @@ interface Found {
   code: string;
   score: number;
   order: number;
-}
-
-function spans(pattern: RegExp, text: string): Span[] {
-  return [...text.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length }));
-}
-
-/**
- * The index of the first span of `sorted` whose `key` is at least `value` (`sorted.length`
- * when none). Spans of one line are in order and do not overlap, so starts and ends both
- * ascend: looking one up costs a binary search, not a pass over every span of the line.
- */
-function firstAtLeast(sorted: readonly Span[], key: 'start' | 'end', value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((sorted[middle]?.[key] ?? Number.POSITIVE_INFINITY) < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** The last span ending at or before `position`, if any. */
-function lastEndingBy(sorted: readonly Span[], position: number): Span | undefined {
-  return sorted[firstAtLeast(sorted, 'end', position + 1) - 1];
-}
-
-/** The first span starting at or after `position`, if any. */
-function firstStartingFrom(sorted: readonly Span[], position: number): Span | undefined {
-  return sorted[firstAtLeast(sorted, 'start', position)];
 }
 
 /** Whether two spans touch: overlap, or stand within `ADJACENT` characters in one sentence. */
@@ -121,19 +94,6 @@ function touchesNegative(text: string, negatives: readonly Span[], keyword: Span
     if (touching(text, negative, keyword)) return true;
   }
   return false;
-}
-
-const isLetterOrDigit = (char: string): boolean => LETTER_OR_DIGIT.test(char);
-
-/** Where the last letter or digit of `text` ends (its last UTF-16 unit; -1 when none), by a backward scan. */
-function lastLetterOrDigit(text: string): number {
-  for (let index = text.length - 1; index >= 0; index -= 1) {
-    const code = text.charCodeAt(index);
-    // A low surrogate: test the whole pair, which starts one unit before.
-    const pair = code >= 0xdc00 && code <= 0xdfff && index > 0;
-    if (isLetterOrDigit(pair ? text.slice(index - 1, index + 1) : text.charAt(index))) return index;
-  }
-  return -1;
 }
 
 /** A keyword next to (or inside) a negative is not one: "zip code", "Gutscheincode", "promo code". */
@@ -215,38 +175,6 @@ function contextScore(lines: LineAt, index: number, start: number, end: number, 
   }
   const belowKeyword = below?.keywords[0];
   return below !== undefined && belowKeyword !== undefined && !negativeBefore(below, belowKeyword.start) ? 1 : 0;
-}
-
-/** Full-width digits and Latin letters (Japanese, Chinese mail) as the ASCII a person types. */
-function asciiDigitsAndLetters(text: string): string {
-  return text.replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 0xfee0));
-}
-
-/** URLs and addresses go first: digits inside them are never codes. */
-function withoutLinks(text: string): string {
-  const noUrls = text.replace(/\b(?:https?:\/\/|www\.)[^\s<>"'\])]+/giu, ' ');
-  // The address pattern tries every position; without an @ there is nothing for it to find.
-  if (!noUrls.includes('@')) return noUrls;
-  return noUrls
-    // Local part bounded as in RFC 5321 §4.5.3.1.1 (64): unbounded, a run of digits without
-    // an "@" would be rescanned from every position (quadratic).
-    .replace(/(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}.-]{1,253}/gu, ' ');
-}
-
-/** The lines of `text` (split at CRLF, CR or LF) and where each starts in it. */
-function splitLines(text: string): { texts: string[]; starts: number[] } {
-  const texts: string[] = [];
-  const starts: number[] = [];
-  let start = 0;
-  for (let at = 0; at <= text.length; at += 1) {
-    const code = at < text.length ? text.charCodeAt(at) : -1;
-    if (code !== -1 && code !== 0x0a && code !== 0x0d) continue;
-    texts.push(text.slice(start, at));
-    starts.push(start);
-    if (code === 0x0d && text.charCodeAt(at + 1) === 0x0a) at += 1;
-    start = at + 1;
-  }
-  return { texts, starts };
 }
 
 /** A code the subject alone may vouch for: six to eight digits, or letters and digits mixed. */

@@ -43,8 +43,12 @@ const DROPPED_WITH_CONTENT = [
   'xmp', 'noembed', 'plaintext', 'canvas',
 ];
 
-/** Presentational attributes harmless on any element (no URLs, no script). */
-const GLOBAL_ATTRIBUTES = ['style', 'title', 'dir', 'lang', 'align', 'valign', 'width', 'height', 'bgcolor', 'border'];
+/**
+ * Presentational attributes harmless on any element (no URLs, no script). `hidden` stays so
+ * that what the sender hid stays hidden in the reading frame, as codes are found only in
+ * what a reader sees (visible-text.ts).
+ */
+const GLOBAL_ATTRIBUTES = ['style', 'title', 'dir', 'lang', 'align', 'valign', 'width', 'height', 'bgcolor', 'border', 'hidden'];
 
 // No id/name/class: they let a message clobber DOM globals or borrow the app's own CSS.
 const ALLOWED_ATTRIBUTES: Record<string, string[]> = {
@@ -85,6 +89,9 @@ const STYLED_PROPERTIES = [
   'border', 'border-top', 'border-right', 'border-bottom', 'border-left',
   'border-color', 'border-style', 'border-width', 'border-radius', 'border-collapse', 'border-spacing',
   'width', 'height', 'max-width', 'display', 'line-height', 'vertical-align', 'white-space',
+  // What hides text from a reader: kept so that the frame hides what the sender hid, as the
+  // code finder does (hidden-style.ts).
+  'visibility', 'opacity', 'max-height', 'overflow', 'overflow-x', 'overflow-y',
 ];
 
 const ALLOWED_STYLES = {
@@ -138,6 +145,9 @@ function imageTransform(_tag: string, attribs: sanitizeHtml.Attributes): sanitiz
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: ALLOWED_TAGS,
   allowedAttributes: ALLOWED_ATTRIBUTES,
+  // `<span hidden>` has an empty value, which sanitize-html drops for the attributes it
+  // lists as non-boolean (`hidden` among them, for `hidden="until-found"`).
+  nonBooleanAttributes: sanitizeHtml.defaults.nonBooleanAttributes.filter((name) => name !== 'hidden'),
   allowedStyles: ALLOWED_STYLES,
   nonTextTags: DROPPED_WITH_CONTENT,
   disallowedTagsMode: 'discard',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractCodes } from './extract-codes.js';
 import { extractLinks } from './extract-links.js';
+import { extractMessageCodes } from './message-codes.js';
 import { sanitizeMailHtml } from './sanitize-html.js';
 
 /** What the contract allows one megabyte of any text to cost in code and link finding. */
@@ -69,6 +70,10 @@ const HTMLS: Record<string, (size: number) => string> = {
   'styled elements': (size) => fill(size, '<span style="color:red;display:inline">482913</span>'),
   'paragraphs': (size) => fill(size, '<p>Your code is 482913</p>'),
   'a single text line': (size) => `<div>${fill(size, 'word ')}</div>`,
+  'hidden elements': (size) => fill(size, '<div style="display:none">Your code: 482913</div>'),
+  'zero-size text with styles to read': (size) => fill(size, '<span style="font-size:0;color:transparent;opacity:0.5">Code 482913</span>'),
+  'table cells': (size) => fill(size, '<td>7</td>', '<table><tr>'),
+  'preformatted lines': (size) => `<pre>${fill(size, 'code 482913\n')}</pre>`,
 };
 
 /**
@@ -142,6 +147,22 @@ describe('text analysis is linear: 1 MiB of hostile text costs < 50 ms', () => {
     expectLinear(name, (size) => {
       const html = sanitizeMailHtml(make(size));
       return { length: html.length, run: () => extractLinks(html, '') };
+    });
+  });
+
+  it.each(Object.keys(HTMLS))('codes in HTML (its visible text): %s', (name) => {
+    const make = HTMLS[name] ?? ((): string => '');
+    expectLinear(name, (size) => {
+      const html = sanitizeMailHtml(make(size));
+      return { length: html.length, run: () => extractMessageCodes('Your code', { html, text: '' }) };
+    });
+  });
+
+  it.each(Object.keys(TEXTS))('codes in the text of HTML: %s', (name) => {
+    const make = TEXTS[name] ?? ((): string => '');
+    expectLinear(name, (size) => {
+      const html = `<p>${make(size).replace(/[<>&]/g, ' ')}</p>`;
+      return { length: html.length, run: () => extractMessageCodes('', { html, text: '' }) };
     });
   });
 
