@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCorpus, measureCodes } from '../../test/fixtures/codes/load-corpus.js';
-import { extractCodes, MAX_CODES } from './extract-codes.js';
+import { MAX_CODES } from './extract-codes.js';
+import { extractMessageCodes } from './message-codes.js';
 
 /** Targets of docs/codes.md: nearly every code found, and almost nothing found that is not one. */
 const MIN_PRECISION = 0.98;
@@ -18,7 +19,7 @@ describe('codes corpus', () => {
 
   // Every message runs; a single miss does not fail the suite, the totals below do.
   it.each(corpus.map((message) => [message.id, message] as const))('%s', (_id, message) => {
-    const codes = extractCodes(message.subject, message.text);
+    const codes = extractMessageCodes(message.subject, message);
     expect(codes.length).toBeLessThanOrEqual(MAX_CODES);
     expect(new Set(codes).size).toBe(codes.length);
     for (const code of codes) expect(code).toMatch(/^[A-Z0-9-]+$/);
@@ -36,6 +37,6 @@ describe('codes corpus', () => {
   // The messages whose whole point is a tempting number that is not a code.
   const negatives = corpus.filter((message) => message.negative !== null && message.codes.length === 0);
   it.each(negatives.map((message) => [`${message.id} (${message.negative ?? ''})`, message] as const))('never a code: %s', (_label, message) => {
-    expect(extractCodes(message.subject, message.text)).toEqual([]);
+    expect(extractMessageCodes(message.subject, message)).toEqual([]);
   });
 });

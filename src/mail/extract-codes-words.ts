@@ -10,7 +10,9 @@
 const KEYWORD_WORDS = [
   // Any word containing one of these stems: code, codes, passcode, Bestätigungscode,
   // verificatiecode, inlogcode, codice, código/codigo, kod/kodu/kodunuz, код/кода/кодом.
-  String.raw`\p{L}*(?:code|codic|c[óo]dig|kod|код)\p{L}*`,
+  // The lookahead finds the stem once per word; `\p{L}*stem\p{L}*` instead would retry the
+  // stem at every split of a long word that fails at its end ("codecode…code1"): quadratic.
+  String.raw`(?=\p{L}*(?:code|codic|c[óo]dig|kod|код))\p{L}+`,
   // English and shared abbreviations.
   'otp', 'pin', 'tan', 'token', 'one-time password', 'one time password',
   // German, French, Spanish, Italian, Dutch, Polish, Russian, Turkish.

@@ -1,5 +1,16 @@
 import { CANDIDATE, codeShape, isPartOfOtherNumber, type CodeShape } from './extract-codes-shapes.js';
 import { KEYWORD, NEGATIVE } from './extract-codes-words.js';
+import {
+  asciiDigitsAndLetters,
+  firstAtLeast,
+  firstStartingFrom,
+  lastEndingBy,
+  lastLetterOrDigit,
+  spans,
+  splitLines,
+  withoutLinks,
+  type Span,
+} from './extract-codes-text.js';
 
 /**
  * Most characters of subject and text scanned. Codes sit at the top of a message (the
@@ -41,19 +52,11 @@ const YEAR_GAP = /^[\s:：=–—-]*(?:\p{L}{1,8}[\s:：=–—-]*)?$/u;
 /** How far after a code a negative still speaks about it ("BF2026 at checkout"). */
 const AFTER_WINDOW = 30;
 
-/** What follows the last letter or digit of a line. */
-const LAST_WORD_CHAR = /[\p{L}\p{N}]([^\p{L}\p{N}]*)$/u;
-
 /** The rest of a Latin or Cyrillic word. */
 const WORD_REST = /^[\p{Script=Latin}\p{Script=Cyrillic}]*/u;
 
 /** Longest word ending looked at: "Sendungsverfolgungsnummer" is 25; a bound keeps hostile lines linear. */
 const MAX_WORD_REST = 40;
-
-interface Span {
-  start: number;
-  end: number;
-}
 
 interface Line {
   text: string;
@@ -70,15 +73,25 @@ interface Found {
   order: number;
 }
 
-function spans(pattern: RegExp, text: string): Span[] {
-  return [...text.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length }));
-}
-
 /** Whether two spans touch: overlap, or stand within `ADJACENT` characters in one sentence. */
 function touching(text: string, a: Span, b: Span): boolean {
   if (a.end > b.start - ADJACENT && a.start < b.end + ADJACENT) {
     const gap = text.slice(Math.min(a.end, b.end), Math.max(a.start, b.start));
     return !/[.!?。！？;；]/.test(gap);
+  }
+  return false;
+}
+
+/**
+ * Whether a negative touches `keyword`. Only the negatives within `ADJACENT` characters of
+ * it can, and non-overlapping spans near one keyword are few: a line full of keywords and
+ * negatives costs a pass over each list, not their product.
+ */
+function touchesNegative(text: string, negatives: readonly Span[], keyword: Span): boolean {
+  for (let index = firstAtLeast(negatives, 'end', keyword.start - ADJACENT + 1); index < negatives.length; index += 1) {
+    const negative = negatives[index];
+    if (negative === undefined || negative.start >= keyword.end + ADJACENT) break;
+    if (touching(text, negative, keyword)) return true;
   }
   return false;
 }
@@ -90,9 +103,9 @@ function analyse(text: string): Line {
     start: span.start,
     end: span.end + (WORD_REST.exec(text.slice(span.end, span.end + MAX_WORD_REST))?.[0].length ?? 0),
   }));
-  const keywords = spans(KEYWORD, text).filter((keyword) => !negatives.some((negative) => touching(text, negative, keyword)));
+  const keywords = spans(KEYWORD, text).filter((keyword) => !touchesNegative(text, negatives, keyword));
   const firstWordChar = text.search(/[\p{L}\p{N}]/u);
-  const lastWordChar = firstWordChar === -1 ? -1 : text.length - 1 - (LAST_WORD_CHAR.exec(text)?.[1]?.length ?? 0);
+  const lastWordChar = firstWordChar === -1 ? -1 : lastLetterOrDigit(text);
   return { text, keywords, negatives, firstWordChar, lastWordChar };
 }
 
@@ -104,9 +117,10 @@ const hasDigit = (text: string): boolean => /\d/.test(text);
  * 1 500,00 ₽: 83019472" the amount took "amount").
  */
 function negativeBefore(line: Line, position: number): boolean {
-  const negative = line.negatives.findLast((span) => span.end <= position);
+  const negative = lastEndingBy(line.negatives, position);
   if (negative === undefined || position - negative.end > NEGATIVE_REACH || hasDigit(line.text.slice(negative.end, position))) return false;
-  return !line.keywords.some((keyword) => keyword.start >= negative.end && keyword.end <= position);
+  const keyword = firstStartingFrom(line.keywords, negative.end);
+  return keyword === undefined || keyword.end > position;
 }
 
 /** Whether a negative right after the code, in the same sentence, labels it ("BF2026 at checkout"). */
@@ -114,7 +128,12 @@ function negativeAfter(line: Line, end: number): boolean {
   const rest = line.text.slice(end, end + AFTER_WINDOW);
   const sentenceEnd = rest.search(/[.!?。！？;；]/);
   const limit = end + (sentenceEnd === -1 ? rest.length : sentenceEnd);
-  return line.negatives.some((span) => span.start >= end && span.start < limit && !hasDigit(line.text.slice(end, span.start)));
+  for (let index = firstAtLeast(line.negatives, 'start', end); index < line.negatives.length; index += 1) {
+    const span = line.negatives[index];
+    if (span === undefined || span.start >= limit) break;
+    if (!hasDigit(line.text.slice(end, span.start))) return true;
+  }
+  return false;
 }
 
 /** How likely the token at `start`–`end` of line `index` is a code; 0 when it is not one. */
@@ -125,7 +144,7 @@ function contextScore(lines: LineAt, index: number, start: number, end: number, 
   const line = lines(index);
   if (line === undefined || negativeBefore(line, start) || negativeAfter(line, end)) return 0;
 
-  const before = line.keywords.findLast((span) => span.end <= start);
+  const before = lastEndingBy(line.keywords, start);
   if (before !== undefined && start - before.end <= MAX_KEYWORD_BEFORE) {
     // A year is a code only right after its keyword ("code: 2048", "code is 2043").
     if (shape.yearLike && !YEAR_GAP.test(line.text.slice(before.end, start))) return 0;
@@ -133,8 +152,8 @@ function contextScore(lines: LineAt, index: number, start: number, end: number, 
   }
   if (shape.yearLike) return 0;
 
-  const after = line.keywords.find((span) => span.start >= end);
-  if (after !== undefined && after.start - end <= MAX_KEYWORD_AFTER && !line.negatives.some((span) => span.start >= end && span.start < after.start)) {
+  const after = firstStartingFrom(line.keywords, end);
+  if (after !== undefined && after.start - end <= MAX_KEYWORD_AFTER && (firstStartingFrom(line.negatives, end)?.start ?? Number.POSITIVE_INFINITY) >= after.start) {
     return 2.5 - (after.start - end) / 1000;
   }
 
@@ -158,22 +177,6 @@ function contextScore(lines: LineAt, index: number, start: number, end: number, 
   return below !== undefined && belowKeyword !== undefined && !negativeBefore(below, belowKeyword.start) ? 1 : 0;
 }
 
-/** Full-width digits and Latin letters (Japanese, Chinese mail) as the ASCII a person types. */
-function asciiDigitsAndLetters(text: string): string {
-  return text.replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]/g, (char) => String.fromCharCode(char.charCodeAt(0) - 0xfee0));
-}
-
-/** URLs and addresses go first: digits inside them are never codes. */
-function withoutLinks(text: string): string {
-  const noUrls = text.replace(/\b(?:https?:\/\/|www\.)[^\s<>"'\])]+/giu, ' ');
-  // The address pattern tries every position; without an @ there is nothing for it to find.
-  if (!noUrls.includes('@')) return noUrls;
-  return noUrls
-    // Local part bounded as in RFC 5321 §4.5.3.1.1 (64): unbounded, a run of digits without
-    // an "@" would be rescanned from every position (quadratic).
-    .replace(/(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}.-]{1,253}/gu, ' ');
-}
-
 /** A code the subject alone may vouch for: six to eight digits, or letters and digits mixed. */
 const SUBJECT_ONLY_SHAPE = /^(?:\d{6,8}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{5,12})$/;
 
@@ -188,7 +191,7 @@ const SHAPE_BONUS = (code: string): number => (/^\d{6}$/.test(code) ? 0.2 : code
  */
 export function extractCodes(subject: string, text: string): string[] {
   const input = withoutLinks(asciiDigitsAndLetters(`${subject}\n${text}`.slice(0, MAX_CODE_SCAN_CHARS)));
-  const texts = input.split(/\r\n|\r|\n/);
+  const { texts, starts } = splitLines(input);
   // Keyword and negative-word matching is most of the work, and only the lines around a
   // candidate are ever looked at: analyse those, once each (a 4 KB newsletter full of numbers
   // went from ~500 to ~300 µs).
@@ -204,27 +207,31 @@ export function extractCodes(subject: string, text: string): string[] {
   const subjectAnnounces = (lines(0)?.keywords.length ?? 0) > 0 && (lines(0)?.negatives.length ?? 0) === 0;
   const announced = new Set<string>();
   let examined = 0;
-  scan: for (const [index, lineText] of texts.entries()) {
-    for (const match of lineText.matchAll(CANDIDATE)) {
-      examined += 1;
-      if (examined > MAX_CODE_CANDIDATES) break scan;
-      const start = match.index;
-      const end = start + match[0].length;
-      const shape = codeShape(match[0]);
-      if (shape === null || isPartOfOtherNumber(lineText, start, end)) continue;
-      const score = contextScore(lines, index, start, end, shape);
-      if (score <= 0) {
-        const line = lines(index);
-        if (subjectAnnounces && index > 0 && line !== undefined && SUBJECT_ONLY_SHAPE.test(shape.code) && !negativeBefore(line, start) && !negativeAfter(line, end)) {
-          announced.add(shape.code);
-        }
-        continue;
+  // One search over the whole input, not one per line: a candidate never spans a line break,
+  // a line break bounds it as the start or end of a line would, and a search per line clones
+  // the pattern even for an empty line (32 Ki blank lines made that the bulk of the work).
+  let index = 0;
+  for (const match of input.matchAll(CANDIDATE)) {
+    examined += 1;
+    if (examined > MAX_CODE_CANDIDATES) break;
+    while ((starts[index + 1] ?? Number.POSITIVE_INFINITY) <= match.index) index += 1;
+    const lineText = texts[index] ?? '';
+    const start = match.index - (starts[index] ?? 0);
+    const end = start + match[0].length;
+    const shape = codeShape(match[0]);
+    if (shape === null || isPartOfOtherNumber(lineText, start, end)) continue;
+    const score = contextScore(lines, index, start, end, shape);
+    if (score <= 0) {
+      const line = lines(index);
+      if (subjectAnnounces && index > 0 && line !== undefined && SUBJECT_ONLY_SHAPE.test(shape.code) && !negativeBefore(line, start) && !negativeAfter(line, end)) {
+        announced.add(shape.code);
       }
-      const total = score + SHAPE_BONUS(shape.code);
-      const previous = found.get(shape.code);
-      if (previous === undefined || previous.score < total) {
-        found.set(shape.code, { code: shape.code, score: total, order: previous?.order ?? found.size });
-      }
+      continue;
+    }
+    const total = score + SHAPE_BONUS(shape.code);
+    const previous = found.get(shape.code);
+    if (previous === undefined || previous.score < total) {
+      found.set(shape.code, { code: shape.code, score: total, order: previous?.order ?? found.size });
     }
   }
   if (found.size === 0 && announced.size === 1) return [...announced];

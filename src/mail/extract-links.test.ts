@@ -107,7 +107,9 @@ describe('extractLinks: bounds on hostile input', () => {
     const html = `${'<a href="https://x.example/">'.repeat(20_000)}${'x '.repeat(200_000)}`;
     const started = performance.now();
     const links = linksOf(html);
-    expect(links).toEqual([{ url: 'https://x.example/', text: '' }]);
+    // The nesting bound cut the markup before its text: only empty anchors are left, and a
+    // link with nothing in it is nothing a reader can see or click.
+    expect(links).toEqual([]);
     // Generous for a loaded 2-core machine; the work is linear (a few tens of ms here).
     expect(performance.now() - started).toBeLessThan(5_000);
   });

@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { VisibilityStack } from './visibility-stack.js';
 
 /**
  * Most links returned. Sign-up and login mail has one to five; newsletters a few dozen.
@@ -28,23 +29,38 @@ export interface MailLink {
   text: string;
 }
 
-/** A bare http(s) URL in text; trailing punctuation is trimmed afterwards. */
+/**
+ * A bare http(s) URL in text; trailing punctuation is trimmed afterwards. Linear: one greedy
+ * run of a character class with nothing after it to backtrack for, and the search resumes
+ * after each match.
+ */
 const BARE_URL = /\bhttps?:\/\/[^\s<>"'`]+/giu;
 
-/** Punctuation that ends a sentence or closes a bracket around a URL rather than belonging to it. */
-const TRAILING = /[.,;:!?'"»\]}>】」）)]+$/u;
+/**
+ * Punctuation that ends a sentence or closes a bracket around a URL rather than belonging to
+ * it. Trimmed by a backward scan, never by a `[…]+$` pattern: that one is retried from every
+ * position of a long run of such characters followed by anything else, quadratic in the run.
+ */
+const TRAILING = new Set('.,;:!?\'"»]}>】」）)');
 
 /** Elements whose boundaries separate words in what a reader sees. */
 const BLOCK = new Set(['br', 'p', 'div', 'li', 'tr', 'td', 'th', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img']);
 
 const collapse = (text: string): string => text.replace(/\s+/gu, ' ').trim();
 
+/** How many times `char` occurs in `text`. */
+function count(text: string, char: string): number {
+  let found = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) found += 1;
+  return found;
+}
+
 function trimUrl(raw: string): string {
-  let url = raw.replace(TRAILING, '');
+  let end = raw.length;
+  while (end > 0 && TRAILING.has(raw.charAt(end - 1))) end -= 1;
+  const url = raw.slice(0, end);
   // A closing bracket belongs to the URL when it closes one opened inside it (Wikipedia links).
-  const tail = raw.slice(url.length);
-  if (tail.startsWith(')') && (url.match(/\(/g)?.length ?? 0) > (url.match(/\)/g)?.length ?? 0)) url += ')';
-  return url;
+  return raw.charAt(end) === ')' && count(url, '(') > count(url, ')') ? `${url})` : url;
 }
 
 /** Collects links in order, first of each URL wins, within the bounds. */
@@ -63,40 +79,56 @@ class LinkList {
   }
 
   addBare(text: string): void {
-    for (const match of text.matchAll(BARE_URL)) this.add(trimUrl(match[0]), '');
+    // exec with lastIndex rather than matchAll, which clones the pattern on every call: this
+    // runs for the text between every two blocks of the HTML, mostly with no URL in it.
+    BARE_URL.lastIndex = 0;
+    for (let match = BARE_URL.exec(text); match !== null; match = BARE_URL.exec(text)) this.add(trimUrl(match[0]), '');
   }
+}
+
+/** An anchor being read: where it goes, its readable text, and whether a reader sees any of it. */
+interface OpenAnchor {
+  url: string;
+  text: string;
+  seen: boolean;
 }
 
 function fromHtml(html: string): MailLink[] {
   const list = new LinkList();
-  let anchor: { url: string; text: string } | null = null;
+  const visibility = new VisibilityStack();
+  let anchor: OpenAnchor | null = null;
   let outside = '';
   const flushOutside = (): void => {
     list.addBare(outside);
     outside = '';
   };
   const closeAnchor = (): void => {
-    if (anchor !== null) list.add(anchor.url, anchor.text);
+    // A link nothing of which is seen (hidden, or no readable text and no image) is not listed.
+    if (anchor?.seen === true) list.add(anchor.url, anchor.text);
     anchor = null;
   };
   const parser = new Parser(
     {
       onopentag(name, attributes) {
+        visibility.open(name, attributes);
         if (name === 'a') {
           flushOutside();
           closeAnchor();
           const href = attributes.href?.trim();
           // Only links the sanitiser kept carry an href; other schemes (mailto) are not listed.
-          if (href !== undefined && /^https?:\/\//iu.test(href)) anchor = { url: href, text: '' };
+          if (visibility.shown && href !== undefined && /^https?:\/\//iu.test(href)) anchor = { url: href, text: '', seen: false };
           return;
         }
+        if (name === 'img' && anchor !== null && visibility.shown) anchor.seen = true;
         if (BLOCK.has(name)) {
           if (anchor !== null) anchor.text += ' ';
           else flushOutside();
         }
       },
       ontext(text) {
+        if (!visibility.readable) return;
         if (anchor !== null) {
+          if (text.trim() !== '') anchor.seen = true;
           // Enough to fill the text bound; the rest of a huge anchor is not kept.
           if (anchor.text.length < MAX_LINK_TEXT_CHARS * 2) anchor.text += text;
         } else {
@@ -106,6 +138,7 @@ function fromHtml(html: string): MailLink[] {
       onclosetag(name) {
         if (name === 'a') closeAnchor();
         else if (BLOCK.has(name) && anchor === null) flushOutside();
+        visibility.close();
       },
     },
     { decodeEntities: true },
@@ -119,9 +152,10 @@ function fromHtml(html: string): MailLink[] {
 
 /**
  * The http(s) links of a message (docs/codes.md, "Links"): from its sanitised HTML (the
- * output of `sanitizeMailHtml`, so never a link the sanitiser removed), anchors with their
- * visible text and bare URLs in the text with `""`; when there is no HTML, the bare URLs of
- * the text. In document order, first of each URL wins, at most `MAX_LINKS`.
+ * output of `sanitizeMailHtml`, so never a link the sanitiser removed), the anchors a reader
+ * sees with their readable text, and bare URLs in the readable text with `""` (nothing
+ * hidden: VisibilityStack); when there is no HTML, the bare URLs of the text. In document
+ * order, first of each URL wins, at most `MAX_LINKS`.
  */
 export function extractLinks(sanitizedHtml: string | null, text: string): MailLink[] {
   if (sanitizedHtml !== null && sanitizedHtml.trim() !== '') return fromHtml(sanitizedHtml);

@@ -2,11 +2,11 @@ import type { Attachment, Email } from 'postal-mime';
 import type { ParsedAttachment, ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import { cleanLine } from './clean-text.js';
-import { extractCodes } from './extract-codes.js';
 import { extractLinks } from './extract-links.js';
 import { ExactPostalMime } from './exact-postal-mime.js';
 import { fallbackParse, rawBodyText, startsWithHeader } from './fallback-parse.js';
 import { mailBody } from './mail-body.js';
+import { extractMessageCodes } from './message-codes.js';
 import { structureProblem } from './input-guard.js';
 import { DEFAULT_MAIL_LIMITS, type MailLimits } from './mail-limits.js';
 import { readHeaders } from './read-headers.js';
@@ -91,7 +91,14 @@ function toParsedMail(raw: Uint8Array, email: Email, limits: MailLimits): Parsed
   const unreadable = body.text === '' && email.html === undefined && attachments.length === 0;
   const text = unreadable ? rawBodyText(raw, limits.maxTextChars) : body.text;
   // Computed here, once per message and inside the parse worker, never per read (docs/api.md "What a message tells").
-  return { ...summary, ...body, text, attachments, codes: extractCodes(summary.subject, text), links: extractLinks(body.html, text) };
+  return {
+    ...summary,
+    ...body,
+    text,
+    attachments,
+    codes: extractMessageCodes(summary.subject, { html: body.html, text }),
+    links: extractLinks(body.html, text),
+  };
 }
 
 /**

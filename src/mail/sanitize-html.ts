@@ -43,8 +43,12 @@ const DROPPED_WITH_CONTENT = [
   'xmp', 'noembed', 'plaintext', 'canvas',
 ];
 
-/** Presentational attributes harmless on any element (no URLs, no script). */
-const GLOBAL_ATTRIBUTES = ['style', 'title', 'dir', 'lang', 'align', 'valign', 'width', 'height', 'bgcolor', 'border'];
+/**
+ * Presentational attributes harmless on any element (no URLs, no script). `hidden` stays so
+ * that what the sender hid stays hidden in the reading frame, as codes are found only in
+ * what a reader sees (visible-text.ts).
+ */
+const GLOBAL_ATTRIBUTES = ['style', 'title', 'dir', 'lang', 'align', 'valign', 'width', 'height', 'bgcolor', 'border', 'hidden'];
 
 // No id/name/class: they let a message clobber DOM globals or borrow the app's own CSS.
 const ALLOWED_ATTRIBUTES: Record<string, string[]> = {
@@ -85,11 +89,28 @@ const STYLED_PROPERTIES = [
   'border', 'border-top', 'border-right', 'border-bottom', 'border-left',
   'border-color', 'border-style', 'border-width', 'border-radius', 'border-collapse', 'border-spacing',
   'width', 'height', 'max-width', 'display', 'line-height', 'vertical-align', 'white-space',
+  // What hides text from a reader: kept so that the frame hides what the sender hid, as the
+  // code finder does (hidden-style.ts).
+  'visibility', 'opacity', 'max-height', 'overflow', 'overflow-x', 'overflow-y',
 ];
 
 const ALLOWED_STYLES = {
   '*': Object.fromEntries(STYLED_PROPERTIES.map((property) => [property, [SAFE_CSS_VALUE]])),
 };
+
+/**
+ * `value` without C0 controls and spaces at either end, by scanning in from each end. Not
+ * `/[\u0000-\u0020]+$/`: that pattern is retried from every position of a long run of
+ * spaces that something else follows, quadratic in the run (an `href` of 64 Ki spaces and
+ * a letter cost seconds).
+ */
+function trimC0AndSpace(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && value.charCodeAt(start) <= 0x20) start += 1;
+  while (end > start && value.charCodeAt(end - 1) <= 0x20) end -= 1;
+  return value.slice(start, end);
+}
 
 /**
  * The scheme of a URL attribute as a browser would read it (it ignores TAB/LF/CR anywhere
@@ -98,8 +119,8 @@ const ALLOWED_STYLES = {
  * `<img src="/api/…">` would make the reader's browser call our API with their cookie.
  */
 function absoluteScheme(value: string): { scheme: string; url: string } | null {
-  // eslint-disable-next-line no-control-regex -- browsers strip these before parsing a URL
-  const url = value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+  // Browsers strip TAB, LF and CR anywhere before parsing a URL.
+  const url = trimC0AndSpace(value.replace(/[\t\n\r]/g, ''));
   // eslint-disable-next-line no-control-regex -- any other control makes the scheme unreliable
   if (/[\u0000-\u001F\u007F]/.test(url)) return null;
   const match = /^([a-z][a-z0-9+.-]*):/i.exec(url);
@@ -124,6 +145,9 @@ function imageTransform(_tag: string, attribs: sanitizeHtml.Attributes): sanitiz
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: ALLOWED_TAGS,
   allowedAttributes: ALLOWED_ATTRIBUTES,
+  // `<span hidden>` has an empty value, which sanitize-html drops for the attributes it
+  // lists as non-boolean (`hidden` among them, for `hidden="until-found"`).
+  nonBooleanAttributes: sanitizeHtml.defaults.nonBooleanAttributes.filter((name) => name !== 'hidden'),
   allowedStyles: ALLOWED_STYLES,
   nonTextTags: DROPPED_WITH_CONTENT,
   disallowedTagsMode: 'discard',

@@ -142,6 +142,47 @@ describe('createWorkerMailParser lifecycle', () => {
     expect(inlineParses.count).toBe(0);
   }, 60_000);
 
+  it('counts a deadline from when a worker takes the message: one queued behind a stuck parse is parsed whole', async () => {
+    // No spare worker, so `next` really waits for `stuck` to be given up.
+    // The deadline covers starting a worker under tsx, seconds on a loaded machine.
+    const { parse, errors } = poisonPool({ threads: 1, spareThreads: 0, deadlineMs: 8000 });
+    await parse(message('warm'), CONTEXT);
+    errors.length = 0;
+    const [stuck, next] = await Promise.all([parse(message('stuck', 'slow-60000'), CONTEXT), parse(message('next'), CONTEXT)]);
+    expect(stuck.attachments).toEqual([]);
+    expect(next.subject).toBe('next');
+    expect(next.attachments).toHaveLength(1);
+    expect(errors).toEqual([expect.stringContaining('took over 8000 ms')]);
+    expect(inlineParses.count).toBe(0);
+  }, 60_000);
+
+  it('moves a slow parse to a spare worker: the messages behind it do not wait for it', async () => {
+    const { parse } = poisonPool({ threads: 1, spareThreads: 1, slowMs: 100, deadlineMs: 60_000 });
+    await parse(message('warm'), CONTEXT);
+    let slowDone = false;
+    const slow = parse(message('slow', 'slow-8000'), CONTEXT).then((parsed) => {
+      slowDone = true;
+      return parsed;
+    });
+    const next = await parse(message('next'), CONTEXT);
+    expect(slowDone).toBe(false);
+    expect(next.attachments).toHaveLength(1);
+    // The slow one is not given up: it finishes in its spare worker with a whole parse.
+    expect((await slow).attachments).toHaveLength(1);
+  }, 60_000);
+
+  it('refuses a parse that waits too long for a worker with a temporary error, never a fallback', async () => {
+    const { parse } = poisonPool({ threads: 1, spareThreads: 0, maxWaitMs: 500, deadlineMs: 60_000 });
+    const busy = parse(message('busy', 'slow-3000'), CONTEXT);
+    const refused = await parse(message('waited'), CONTEXT).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isAppError(refused) && refused.code).toBe('unavailable');
+    expect((await busy).attachments).toHaveLength(1);
+    expect((await parse(message('later'), CONTEXT)).attachments).toHaveLength(1);
+  }, 60_000);
+
   it('close() ends every worker thread, and later parses are refused', async () => {
     const parse = createWorkerMailParser({ threads: 2 });
     opened.push(parse);

@@ -5,6 +5,7 @@ import type { ParsedMail } from '../domain/types.js';
 import type { ClosableMailParser, MailParser } from '../ports/mail-parser.js';
 import { fallbackOrEmpty, safeReporter, type MailParserOptions } from './inline-mail-parser.js';
 import { DEFAULT_MAIL_LIMITS, type MailLimits } from './mail-limits.js';
+import { ParseSlots, type ParseSlot } from './parse-slots.js';
 
 /** A message sent to a parse worker. */
 export interface ParseRequest {
@@ -24,8 +25,14 @@ export interface WorkerMailParserOptions extends MailParserOptions {
   threads?: number;
   /** A worker beyond the first exits after this long idle (ms); default PARSE_WORKER_IDLE_MS. */
   idleMs?: number;
-  /** A parse that takes longer (ms), queueing included, is abandoned; default PARSE_DEADLINE_MS. */
+  /** A parse that takes longer (ms), from when a worker takes it, is abandoned; default PARSE_DEADLINE_MS. */
   deadlineMs?: number;
+  /** Extra workers for parses that turned out slow; default SPARE_PARSE_THREADS. */
+  spareThreads?: number;
+  /** When a parse counts as slow (ms); default SLOW_PARSE_MS. */
+  slowMs?: number;
+  /** Longest wait for a worker (ms) before the parse is refused; default MAX_PARSE_WAIT_MS. */
+  maxWaitMs?: number;
   /** Parses that may wait for a free worker; default MAX_QUEUED_PARSES. */
   maxQueued?: number;
   /** Raw bytes of the parses in flight; default MAX_QUEUED_PARSE_BYTES. */
@@ -35,12 +42,38 @@ export interface WorkerMailParserOptions extends MailParserOptions {
 }
 
 /**
- * A parse still running after this long is abandoned: its worker is terminated and the
- * message gets the header-only fallback parse (the raw message is stored either way). The
- * input guards bound parsing to about a second for the worst shapes we know; this is the
- * backstop for a shape we do not know, so that no SMTP transaction waits forever.
+ * A parse still running this long after a worker took it is abandoned: its worker is
+ * terminated and the message gets the header-only fallback parse (the raw message is stored
+ * either way). The input guards bound parsing to about a second for the worst shapes we know;
+ * this is the backstop for a shape we do not know, so that no SMTP transaction waits forever.
+ * Time spent waiting for a worker does not count: a message queued behind a stuck one is
+ * parsed whole.
  */
 export const PARSE_DEADLINE_MS = 10_000;
+
+/**
+ * A parse still running after this long counts as slow and moves to a spare worker, so the
+ * messages behind it start at once. Ordinary mail parses in a few ms and a message at the size
+ * limit in 0.1-0.3 s, so only huge or hostile messages pass it, and what they delay the others
+ * by is this, not their whole parse.
+ */
+export const SLOW_PARSE_MS = 200;
+
+/**
+ * Workers beyond `threads` for parses that turned out slow: one hostile message (or two)
+ * running into the deadline then holds a spare, never the workers everyone else needs. More
+ * would only add threads competing for the same cores, and memory (each worker may use
+ * PARSE_WORKER_MAX_OLD_GENERATION_MB plus the young generation).
+ */
+export const SPARE_PARSE_THREADS = 2;
+
+/**
+ * Longest wait for a worker before a parse is refused with a temporary error (SMTP 451, the
+ * sender retries and the message is parsed whole later). Each running parse ends by
+ * PARSE_DEADLINE_MS, so only a sustained flood of slow messages makes a parse wait this long;
+ * RFC 5321 §4.5.3.2.6 gives a client 10 minutes for the reply, so it is still waiting.
+ */
+export const MAX_PARSE_WAIT_MS = 30_000;
 
 /**
  * A worker beyond the first exits after this long idle, so that an idle service holds one
@@ -71,8 +104,9 @@ export const MAX_QUEUED_PARSE_BYTES = 256 * 1024 * 1024;
  * a base64 attachment or long text parses within 64 MiB, an HTML body at the size limit (the
  * worst we know: postal-mime's strings plus the sanitiser's tree) needs between 64 and 128.
  * 256 leaves twice that for shapes we do not know, and keeps the worst case of all workers
- * at once near 1 GiB; past it the worker dies with ERR_WORKER_OUT_OF_MEMORY and only its
- * message falls back, instead of the whole process growing until the kernel kills it.
+ * at once (threads plus SPARE_PARSE_THREADS: 3 on two cores, 6 at most) between 1 and 2 GiB;
+ * past it the worker dies with ERR_WORKER_OUT_OF_MEMORY and only its message falls back,
+ * instead of the whole process growing until the kernel kills it.
  */
 export const PARSE_WORKER_MAX_OLD_GENERATION_MB = 256;
 
@@ -114,9 +148,12 @@ function describeFailure(error: unknown, deadlineMs: number): string {
  * linear in the message size, and on the event loop it would delay every SMTP reply and HTTP
  * request meanwhile. Each worker has resource limits; a message that crashes its worker,
  * exhausts its memory or passes the deadline gets the header-only fallback parse (never a
- * second full parse on this thread), and the other messages go on in a fresh worker. Past
- * maxQueued waiting parses it rejects with AppError('unavailable') (SMTP 451, the sender
- * retries); otherwise it never rejects. close() terminates the workers.
+ * second full parse on this thread), and the other messages go on in a fresh worker. Which
+ * parse runs when is ParseSlots' business: a deadline counts from when a worker takes the
+ * message, and a slow parse moves aside to a spare worker, so that one message never delays
+ * or degrades another's parse. Past maxQueued waiting parses, or after waiting maxWaitMs for
+ * a worker, it rejects with AppError('unavailable') (SMTP 451, the sender retries); otherwise
+ * it never rejects. close() terminates the workers.
  */
 export function createWorkerMailParser(options: WorkerMailParserOptions = {}): ClosableMailParser {
   const limits: MailLimits = { ...DEFAULT_MAIL_LIMITS, ...options.limits };
@@ -124,6 +161,13 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
   const deadlineMs = options.deadlineMs ?? PARSE_DEADLINE_MS;
   const maxQueued = options.maxQueued ?? MAX_QUEUED_PARSES;
   const maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_PARSE_BYTES;
+  const spareThreads = options.spareThreads ?? SPARE_PARSE_THREADS;
+  const slots = new ParseSlots({
+    threads: maxThreads,
+    spares: spareThreads,
+    slowMs: options.slowMs ?? SLOW_PARSE_MS,
+    maxWaitMs: options.maxWaitMs ?? MAX_PARSE_WAIT_MS,
+  });
   const report = safeReporter(options.onParseError);
   const { url, execArgv } = workerEntry(options.workerUrl);
   const startPool = (): Piscina<ParseRequest, ParseReply> => {
@@ -137,7 +181,8 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
       // queue to a worker only when one becomes ready: with 0, the messages queued behind a
       // poison message would wait for the deadline. One idle (unref'd) thread is the price.
       minThreads: 1,
-      maxThreads,
+      // ParseSlots starts at most this many parses at once, so each finds a worker at once.
+      maxThreads: maxThreads + spareThreads,
       idleTimeout: options.idleMs ?? PARSE_WORKER_IDLE_MS,
       // One message per worker at a time: a crash or an abort then concerns that message only.
       concurrentTasksPerWorker: 1,
@@ -169,6 +214,20 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
     }
     inFlight += 1;
     inFlightBytes += raw.byteLength;
+    let slot: ParseSlot | undefined;
+    try {
+      // Rejects with `unavailable` (451) after close() or a long wait: not parsed, not stored.
+      slot = await slots.acquire();
+      return await parseInPool(raw, context);
+    } finally {
+      slot?.release();
+      inFlight -= 1;
+      inFlightBytes -= raw.byteLength;
+    }
+  };
+
+  /** One parse in a worker, its deadline counted from now; never rejects. */
+  const parseInPool = async (raw: Uint8Array, context: ParseRequest['context']): Promise<ParsedMail> => {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), deadlineMs);
     try {
@@ -182,14 +241,13 @@ export function createWorkerMailParser(options: WorkerMailParserOptions = {}): C
       return fallbackOrEmpty(raw, limits, report);
     } finally {
       clearTimeout(timer);
-      inFlight -= 1;
-      inFlightBytes -= raw.byteLength;
     }
   };
 
   return Object.assign(parse, {
     async close(): Promise<void> {
       closed = true;
+      slots.close();
       await pool?.destroy();
     },
   });
