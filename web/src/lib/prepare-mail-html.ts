@@ -1,3 +1,5 @@
+import { cleanUrl } from './clean-url.js';
+
 /** The sanitised mail HTML as the reading frame shows it, and how many remote loads were held back. */
 export interface PreparedMail {
   srcdoc: string;
@@ -16,12 +18,6 @@ const REMOTE = /^https?:\/\//i;
 const DATA_IMAGE = /^data:image\/(?:png|gif|jpe?g|webp|bmp)[;,]/i;
 /** Anything in CSS that loads a resource. */
 const CSS_LOADS = /url\s*\(|image-set\s*\(|@import|expression\s*\(/i;
-
-/** Browsers ignore TAB/LF/CR inside URLs and spaces/controls at their ends. */
-function cleanUrl(value: string): string {
-  // eslint-disable-next-line no-control-regex -- what a browser strips before reading the scheme
-  return value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
-}
 
 /**
  * A remote URL on this page's own origin: mail must never make the reader call the API, nor
