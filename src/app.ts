@@ -150,11 +150,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const fairUse = new FairUseService(rateLimiter, config.rateLimits);
 
   const sessions = new SessionService(store, clock);
-  const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan });
+  const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan, events });
   const messages = new MessageService(store, clock, events);
   const held = new HeldRequests(config.rateLimits);
   const live = new LiveMailService({ store, clock, inboxes, events, held });
-  const licenses = new LicenseService({ store, clock, fairUse, plan });
+  const licenses = new LicenseService({ store, clock, fairUse, plan, events });
   const parse = createWorkerMailParser({
     ...overrides.parsePool,
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),

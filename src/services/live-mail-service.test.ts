@@ -29,7 +29,7 @@ function memoryEvents(): InboxEvents {
   const listeners = new Map<string, Set<InboxEventListener>>();
   return {
     publish: (event) => {
-      if (event.type !== 'resync') for (const listener of listeners.get(event.inboxId) ?? []) listener(event);
+      if (event.type !== 'resync' && event.inboxId !== undefined) for (const listener of listeners.get(event.inboxId) ?? []) listener(event);
     },
     subscribe: (inboxId, listener) => {
       const set = listeners.get(inboxId) ?? new Set();
