@@ -1,8 +1,8 @@
 /**
  * `npx tsx bench/held-connection-cost.ts [--clients N]`: what one held connection costs a
- * Node server, with nothing of tempinbox around it (docs/scaling.md "What a held stream
- * costs"). For each way of holding it, a fresh child server takes N loopback connections,
- * each sending one GET and getting a response that never ends:
+ * Node server, with nothing of tempinbox around it (docs/decisions/0100-held-clients-on-node-http.md).
+ * For each way of holding it, a fresh child server takes N loopback connections, each sending
+ * one GET and getting a response that never ends (or, for `node:http idle`, has ended):
  *
  * - `socket`: a bare net.Server writing the headers itself (the floor);
  * - `node:http`: http.createServer with writeHead and one write, the response kept open (what
