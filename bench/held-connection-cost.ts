@@ -1,12 +1,14 @@
 /**
  * `npx tsx bench/held-connection-cost.ts [--clients N]`: what one held connection costs a
- * Node server, with nothing of tempinbox around it
- * (docs/decisions/0023-event-streams-leave-node-http.md). For each way of holding it, a fresh child server takes N loopback connections,
- * each sending one GET and getting a response that never ends:
+ * Node server, with nothing of tempinbox around it (docs/decisions/0030-held-clients-on-node-http.md).
+ * For each way of holding it, a fresh child server takes N loopback connections, each sending
+ * one GET and getting a response that never ends (or, for `node:http idle`, has ended):
  *
  * - `socket`: a bare net.Server writing the headers itself (the floor);
- * - `node:http`: http.createServer with writeHead and one write, the response kept open;
- * - `detached`: the same, then src/http/detach-stream.ts's writeHeadAndDetach.
+ * - `node:http`: http.createServer with writeHead and one write, the response kept open (what
+ *   an event stream or a held wait of the service is);
+ * - `node:http idle`: the same server with the response ended and the connection kept alive
+ *   (node:http's own per-connection state: its parser and listeners).
  *
  * Printed per connection: the server's RSS growth, and its JS heap growth after two forced
  * garbage collections (what stays alive). Loopback only; clients come from 127.0.x.y so
@@ -15,9 +17,8 @@
 import { fork } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { chunkFrame, writeHeadAndDetach } from '../src/http/detach-stream.js';
 
-const MODES = ['socket', 'node:http', 'detached'] as const;
+const MODES = ['socket', 'node:http', 'node:http idle'] as const;
 type Mode = (typeof MODES)[number];
 /** Connections opened before a short pause, so the listen backlog (511) never overflows. */
 const OPEN_BATCH = 500;
@@ -46,23 +47,20 @@ function runServer(mode: Mode): void {
     mode === 'socket'
       ? createNetServer((socket) =>
           socket.once('data', () => {
-            socket.write(head + chunkFrame(': open\n\n'));
+            socket.write(`${head}9\r\n: open\n\n\r\n`);
             held.push(socket);
           }),
         )
-      : createHttpServer(async (request, response) => {
+      : createHttpServer({ keepAliveTimeout: 600_000 }, (_request, response) => {
           response.setHeader('Content-Type', 'text/event-stream');
-          if (mode === 'node:http') {
-            response.writeHead(200);
-            response.write(': open\n\n');
-            held.push(response);
+          if (mode === 'node:http idle') {
+            response.end('ok');
+            held.push(1);
             return;
           }
-          const socket = await writeHeadAndDetach(request, response, 200);
-          if (socket === undefined) throw new Error('writeHeadAndDetach refused a plain GET');
-          socket.on('error', () => socket.destroy());
-          socket.write(chunkFrame(': open\n\n'));
-          held.push(socket);
+          response.writeHead(200);
+          response.write(': open\n\n');
+          held.push(response);
         });
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
   process.on('message', () => process.send?.(readMemory(held.length)));

@@ -10,7 +10,7 @@ import { startService, type ServiceProcess } from './service-process.js';
 /**
  * Figure 8, live mail (docs/benchmarks.md): held clients on one node (SQLite), event streams
  * and then long-polls, each on a fresh service; then two nodes on one PostgreSQL database,
- * streams on node A and mail sent to node B. Targets of docs/benchmarks.md, judged in the same run.
+ * streams on node A and mail sent to node B. The targets are judged in the same run.
  */
 
 /** Prefix of the live rows in the table. */

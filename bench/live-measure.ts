@@ -22,9 +22,10 @@ export const RSS_SAMPLE_MS = 200;
 const TAIL_MS = 2000;
 /**
  * How long every client is held, idle, before sending: what a node holds for its held
- * clients is measured once V8 has had the chance to give back the opening burst's garbage.
- * Its memory reducer looks every 8 s and starts on its second idle look: 15-17 s after
- * 10,000 streams opened, measured (docs/decisions/0021-memory-reducer-nudge.md).
+ * clients is measured once the work of opening them is over and V8 has run its collections.
+ * On Node 24 its memory reducer, which would give back the opening burst's garbage, starts
+ * only after a watchdog of about 100 s (docs/architecture.md "Memory"); held clients are
+ * mostly live memory (node:http's exchanges), which no collection gives back.
  */
 export const HOLD_MS = 25_000;
 

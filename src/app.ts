@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { AppError } from './domain/errors.js';
 import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
 import type { PlanSettings } from './domain/plan.js';
+import type { StallGuardOptions } from './http/stall-guard.js';
 import { createHttpServer } from './http/http-server.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
@@ -74,6 +75,8 @@ export interface AppOverrides {
   capacity?: StorageCapacity;
   /** Tests only: the event path (default: in process, or LISTEN/NOTIFY on PostgreSQL). */
   events?: InboxEvents;
+  /** Tests only: shorter times for the HTTP rule that drops a client taking no bytes. */
+  httpStall?: StallGuardOptions;
 }
 
 /** Plan numbers from the configuration. */
@@ -147,11 +150,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const fairUse = new FairUseService(rateLimiter, config.rateLimits);
 
   const sessions = new SessionService(store, clock);
-  const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan });
+  const inboxes = new InboxService({ store, clock, fairUse, domains: config.domains, plan, events });
   const messages = new MessageService(store, clock, events);
   const held = new HeldRequests(config.rateLimits);
   const live = new LiveMailService({ store, clock, inboxes, events, held });
-  const licenses = new LicenseService({ store, clock, fairUse, plan });
+  const licenses = new LicenseService({ store, clock, fairUse, plan, events });
   const parse = createWorkerMailParser({
     ...overrides.parsePool,
     onParseError: (error) => logger.warn({ err: error }, 'MIME parse failed; stored what could be read and the raw message'),
@@ -177,6 +180,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     logger,
     trustProxy: config.trustProxy,
     onResponse: (method, route, status, seconds) => metrics.httpResponse(method, route, status, seconds),
+    stall: overrides.httpStall,
     deps: {
       sessions,
       inboxes,

@@ -6,7 +6,6 @@ import { StartupError } from './config/startup-error.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
 import { recountAllUsage } from './services/usage-recount.js';
 import { createLogger, flushLogger } from './observability/logger.js';
-import { keepMemoryReducerAwake } from './runtime-memory-reducer.js';
 
 /** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (README.md "Quick start": SIGTERM drains). */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -125,8 +124,6 @@ async function serve(): Promise<void> {
   // sent, before start() returns.
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  // Lets V8 give the memory of a burst back once the server is idle again (Node 24).
-  keepMemoryReducerAwake();
   try {
     app = await createApp(config, { logger });
     await app.start();

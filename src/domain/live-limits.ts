@@ -25,18 +25,32 @@ export const STREAM_PING_MS = 10_000;
  */
 export const STREAM_PING_SWEEP_MS = 1_000;
 
-/** Messages one stream reads per store query while catching up (one check page's worth). */
-export const STREAM_READ_BATCH = 100;
+/**
+ * Messages a stream reads at a time: two, so that the usual wake-up (one new message) takes
+ * one read that shows nothing more is there. A stream writes the next message only once its
+ * client took the previous one (http/sse-writer.ts), so a client that stops reading pins this
+ * page (each `body` and `html` cut at 256 KiB) and the bytes of one message: about 1.6 MB for
+ * the largest ordinary mail, never a page of 100 large messages. Catching up costs a read per
+ * two messages, shared by the inbox's streams.
+ */
+export const STREAM_READ_PAGE = 2;
 
 /**
- * Bytes a stream may have queued for a slow client beyond the socket; past it the client is
- * dropped (it reconnects with Last-Event-ID and misses nothing). Room for a few cut messages
- * (each at most 2 × 256 KiB of body, JSON-escaped).
+ * Bytes an event stream may have waiting for its client (its response's and socket's
+ * buffers); past it the client is dropped (it reconnects with Last-Event-ID and misses
+ * nothing). A stream writes only into a drained buffer, so this is reached only by a frame
+ * larger than any listed message can make (two fields of 256 KiB, JSON-escaped) or by a
+ * flood of pings and deletions. A client that takes nothing at all is dropped by the HTTP
+ * server's stall rule (http/stall-guard.ts) after a minute.
  */
-export const STREAM_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+export const STREAM_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
-/** How long a stream waits for a client to take a full buffer before dropping it. */
-export const STREAM_DRAIN_TIMEOUT_MS = 30_000;
+/**
+ * Bytes of JSON a held check answers at most (a check answers up to 8 MiB): a client that
+ * waited and then reads nothing pins its answer until the stall rule drops it, and a client
+ * that stops reading pins at most 4 MiB. `has_more` tells the rest, read with `before`.
+ */
+export const HELD_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Deletions a stream holds for a client that is not reading; past it the stream is closed. */
 export const STREAM_MAX_PENDING_DELETES = 1000;

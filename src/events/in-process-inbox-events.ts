@@ -11,11 +11,13 @@ export class InProcessInboxEvents implements InboxEvents {
 
   publish(event: InboxEvent): void {
     if (this.closed) return;
-    if (event.type === 'resync') {
+    // Events of no one inbox (resync, a change of access) reach every subscriber.
+    const inboxId = event.type === 'resync' ? undefined : event.inboxId;
+    if (inboxId === undefined) {
       for (const set of [...this.listeners.values()]) for (const listener of [...set]) call(listener, event);
       return;
     }
-    const set = this.listeners.get(event.inboxId);
+    const set = this.listeners.get(inboxId);
     if (set === undefined) return;
     for (const listener of [...set]) call(listener, event);
   }

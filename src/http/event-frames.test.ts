@@ -1,20 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageView } from '../domain/types.js';
-import { chunkFrame } from './detach-stream.js';
 import { EventFrames, PING_FRAME } from './event-frames.js';
 import { SSE_PING, sseEvent } from './sse-writer.js';
 
 const message = (id: string, subject = 'hello') => ({ id, subject }) as unknown as MessageView;
 
 describe('EventFrames', () => {
-  it('frames a message event as the chunk a detached stream writes, built once per message', () => {
+  it('encodes a message event as the bytes a stream writes, built once per message', () => {
     let built = 0;
     const frames = new EventFrames((m) => {
       built += 1;
       return JSON.stringify({ id: m.id, subject: m.subject });
     });
     const first = frames.message(message('m1', 'größe'));
-    expect(first.toString('utf8')).toBe(chunkFrame(sseEvent('message', '{"id":"m1","subject":"größe"}', 'm1')));
+    expect(first.toString('utf8')).toBe(sseEvent('message', '{"id":"m1","subject":"größe"}', 'm1'));
     expect(frames.message(message('m1', 'größe'))).toBe(first);
     expect(built).toBe(1);
   });
@@ -30,7 +29,7 @@ describe('EventFrames', () => {
     expect(frames.size).toBe(2);
   });
 
-  it('has the ping framed once', () => {
-    expect(PING_FRAME.toString('utf8')).toBe(chunkFrame(SSE_PING));
+  it('has the ping encoded once', () => {
+    expect(PING_FRAME.toString('utf8')).toBe(SSE_PING);
   });
 });

@@ -1,5 +1,4 @@
 import type { MessageView } from '../domain/types.js';
-import { chunkFrame } from './detach-stream.js';
 import { SSE_PING, sseEvent } from './sse-writer.js';
 
 /**
@@ -14,17 +13,15 @@ export const EVENT_FRAME_CACHE_ENTRIES = 64;
  */
 export const EVENT_FRAME_CACHE_ENTRY_BYTES = 64 * 1024;
 
-/** The ping of a detached stream, framed once for every stream (it is only ever read). */
-export const PING_FRAME: Buffer = Buffer.from(chunkFrame(SSE_PING));
+/** The ping, encoded once for every stream (it is only ever read). */
+export const PING_FRAME: Buffer = Buffer.from(SSE_PING);
 
 /**
- * A `message` event as the bytes a detached stream writes (its chunk frame, docs/api.md
- * "Event stream"), built once per message for every stream of the inbox and reused
- * (docs/architecture.md "Serialise once"). Writing a string made each stream measure it,
- * frame it and encode it again: with 10 streams per inbox those copies were a quarter of
- * what the main thread allocated while mail arrived (docs/benchmarks.md, figure 8). A stored
- * message never changes and its id is never reused, so a frame is valid as long as it is kept;
- * oldest first out.
+ * A `message` event as the bytes a stream writes (docs/api.md "Event stream"), built once per
+ * message for every stream of the inbox and reused (docs/architecture.md "Serialise once"):
+ * writing a string made each stream encode the same text again. A stored message never
+ * changes and its id is never reused, so a frame is valid as long as it is kept; oldest first
+ * out.
  */
 export class EventFrames {
   private readonly frames = new Map<string, Buffer>();
@@ -38,7 +35,7 @@ export class EventFrames {
   message(message: MessageView): Buffer {
     const kept = this.frames.get(message.id);
     if (kept !== undefined) return kept;
-    const frame = Buffer.from(chunkFrame(sseEvent('message', this.json(message), message.id)));
+    const frame = Buffer.from(sseEvent('message', this.json(message), message.id));
     if (frame.length <= this.maxEntryBytes) {
       this.frames.set(message.id, frame);
       for (const id of this.frames.keys()) {

@@ -29,7 +29,7 @@ export interface HttpDeps {
   renderMetrics: () => Promise<{ contentType: string; body: string }>;
   /**
    * Counts a response the route finished itself, outside Fastify's onResponse hook (an event
-   * stream that left node:http); set by createHttpServer from its `onResponse`.
+   * stream, whose reply is hijacked); set by createHttpServer from its `onResponse`.
    */
   reportResponse?: (method: string, route: string, status: number, seconds: number) => void;
 }

@@ -1,5 +1,6 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
+import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
@@ -9,6 +10,7 @@ import { setRateHeaders, type HttpDeps } from './http-deps.js';
 import { registerRoutes } from './routes.js';
 import { sharedSchemas } from './schemas/inbox-schemas.js';
 import { applySecurityHeaders } from './security-headers.js';
+import { ANSWER_SLICE_BYTES, StallGuard, type StallGuardOptions } from './stall-guard.js';
 import { registerWebAssets } from './web-assets.js';
 
 /** JSON bodies are a license key at most: 16 KiB leaves ample room and bounds parsing work. */
@@ -25,6 +27,8 @@ export interface HttpServerOptions {
   trustProxy: boolean;
   /** Called after every response (metrics). `route` is the route pattern, not the URL. */
   onResponse?: (method: string, route: string, status: number, seconds: number) => void;
+  /** Tests only: shorter times for the rule that drops a client taking no bytes (stall-guard.ts). */
+  stall?: StallGuardOptions;
 }
 
 /** Builds the Fastify instance with every route, hook and error mapping; does not listen. */
@@ -90,6 +94,22 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     });
   }
 
+  // A client that takes none of its answer for a minute is cut off (docs/api.md "Fair use and
+  // limits"). Large answers go out in slices so that a client reading them slowly shows its
+  // progress to that rule: a single write completes only once the client took all of it.
+  const stall = new StallGuard(options.stall);
+  stall.watch(app.server);
+  app.addHook('onClose', async () => stall.stop());
+  app.addHook('onSend', async (_request, reply, payload) => {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most answers are known small without encoding them.
+    if (typeof payload === 'string' ? payload.length * 3 <= ANSWER_SLICE_BYTES || Buffer.byteLength(payload) <= ANSWER_SLICE_BYTES : !Buffer.isBuffer(payload) || payload.length <= ANSWER_SLICE_BYTES) {
+      return payload;
+    }
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : (payload as Buffer);
+    reply.header('Content-Length', String(bytes.length));
+    return Readable.from(slices(bytes), { objectMode: false });
+  });
+
   app.setErrorHandler((error, request, reply) => {
     sendError(reply, logAppError(request.log, error));
   });
@@ -122,6 +142,11 @@ export function routePattern(url: string): RegExp {
     return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   });
   return new RegExp(`^${parts.join('')}$`);
+}
+
+/** `bytes` in ANSWER_SLICE_BYTES pieces (views, not copies). */
+function* slices(bytes: Buffer): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += ANSWER_SLICE_BYTES) yield bytes.subarray(at, at + ANSWER_SLICE_BYTES);
 }
 
 /** Writes the contract's error shape with the mapped status (and Retry-After for 429). */

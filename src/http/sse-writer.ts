@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import { STREAM_DRAIN_TIMEOUT_MS, STREAM_MAX_BUFFERED_BYTES } from '../domain/live-limits.js';
+import { STREAM_MAX_QUEUED_BYTES } from '../domain/live-limits.js';
+import { ANSWER_SLICE_BYTES } from './stall-guard.js';
 
 /**
  * One event in the text/event-stream format (WHATWG HTML "Server-sent events" §9.2.6):
@@ -14,34 +15,30 @@ export function sseEvent(event: string, data: string, id?: string): string {
 export const SSE_PING = ': ping\n\n';
 
 /**
- * Writes one event to a stream's response with a bound on what waits for a slow client:
- * it resolves when the response has room again; a client that leaves more than
- * STREAM_MAX_BUFFERED_BYTES queued (`writableLength`: the response's buffer and its
- * socket's), or takes none of it for STREAM_DRAIN_TIMEOUT_MS, is dropped (`onDrop`): it
- * reconnects with Last-Event-ID and misses nothing.
+ * Writes one event once the client has taken what was written before (the response's
+ * `write()` said it was full: it then waits for `drain`), so a stream holds at most one
+ * event's bytes for a client that stops reading; `chunk` is built only then. A response past
+ * STREAM_MAX_QUEUED_BYTES is dropped (`onDrop`): the client reconnects with Last-Event-ID
+ * and misses nothing. The wait ends when the response closes: a client that takes nothing
+ * for a minute is cut by the server's stall rule, and shutdown closes every stream.
  */
-export async function writeBounded(body: Writable, chunk: string | Uint8Array, onDrop: (reason: string) => void): Promise<void> {
+export async function writeWhenDrained(body: Writable, chunk: () => string | Buffer, onDrop: (reason: string) => void): Promise<void> {
+  if (body.writableNeedDrain) await drained(body);
   if (body.destroyed || body.writableEnded) return;
-  const room = body.write(chunk);
-  if (body.writableLength > STREAM_MAX_BUFFERED_BYTES) {
-    onDrop('send buffer full');
-    return;
-  }
-  if (room) return;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      cleanup();
-      onDrop('client too slow');
-      resolve();
-    }, STREAM_DRAIN_TIMEOUT_MS);
+  const bytes = chunk();
+  // Text (a comment, a deletion) is small and written whole: slicing it could split a character.
+  if (typeof bytes === 'string') body.write(bytes);
+  else for (let at = 0; at < bytes.length; at += ANSWER_SLICE_BYTES) body.write(bytes.subarray(at, at + ANSWER_SLICE_BYTES));
+  if (body.writableLength > STREAM_MAX_QUEUED_BYTES) onDrop('send buffer full');
+}
+
+/** Resolves on the response's next `drain`, or when it closes. */
+function drained(body: Writable): Promise<void> {
+  return new Promise<void>((resolve) => {
     const done = () => {
-      cleanup();
-      resolve();
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
       body.off('drain', done);
       body.off('close', done);
+      resolve();
     };
     body.on('drain', done);
     body.on('close', done);

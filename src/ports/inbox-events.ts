@@ -6,11 +6,16 @@
  * - `deleted`: message `messageId` was deleted from it (streams forward the id).
  * - `resync`: the transport may have lost events (a dropped LISTEN connection); every
  *   subscriber of every inbox re-reads.
+ * - `access`: who may read the inbox may have changed (it was deleted; without `inboxId`, a
+ *   session redeemed a license or a license was revoked, which touches any inbox): held
+ *   requests check their access again. Published on the node that made the change; other
+ *   nodes' held requests check theirs at their next wake-up, before any message reaches them.
  */
 export type InboxEvent =
   | { type: 'message'; inboxId: string }
   | { type: 'deleted'; inboxId: string; messageId: string }
-  | { type: 'resync' };
+  | { type: 'resync' }
+  | { type: 'access'; inboxId?: string };
 
 /** Called for each event of a subscribed inbox (and for every `resync`); must not throw. */
 export type InboxEventListener = (event: InboxEvent) => void;

@@ -34,13 +34,20 @@ export type MessageSize = (message: MessageView) => number;
 
 /**
  * Reads one bounded check answer: at most `limit` messages, bodies cut to CHECK_FIELD_BYTES,
- * and no more than CHECK_BUDGET_BYTES of serialised answer (`sizeOf` measures each message as
- * it is added; the first one always goes in). The store is read in batches of
- * CHECK_READ_BATCH, yielding to the event loop between them, so messages past the budget are
+ * and no more than `budgetBytes` of serialised answer (CHECK_BUDGET_BYTES unless a held answer
+ * asks for less; `sizeOf` measures each message as it is added; the first one always goes in).
+ * The store is read in batches of CHECK_READ_BATCH, yielding to the event loop between them, so messages past the budget are
  * never read and no single read holds the loop for long. `afterId` (a held wait's cursor,
  * MailWait) leaves out the messages up to that one, which must still be in the inbox.
  */
-export async function readCheckPage(store: MailStore, inboxId: string, request: CheckRequest, sizeOf: MessageSize, afterId?: string): Promise<CheckPage> {
+export async function readCheckPage(
+  store: MailStore,
+  inboxId: string,
+  request: CheckRequest,
+  sizeOf: MessageSize,
+  options: { afterId?: string; budgetBytes?: number } = {},
+): Promise<CheckPage> {
+  const { afterId, budgetBytes = CHECK_BUDGET_BYTES } = options;
   const messages: MessageView[] = [];
   let used = CHECK_ENVELOPE_BYTES;
   let cursor = request.beforeId;
@@ -66,7 +73,7 @@ export async function readCheckPage(store: MailStore, inboxId: string, request: 
       if (messages.length >= request.limit) return { messages, hasMore: true };
       // +1: the comma between messages.
       const size = sizeOf(message) + 1;
-      if (messages.length > 0 && used + size > CHECK_BUDGET_BYTES) return { messages, hasMore: true };
+      if (messages.length > 0 && used + size > budgetBytes) return { messages, hasMore: true };
       messages.push(message);
       used += size;
     }

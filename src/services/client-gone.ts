@@ -18,14 +18,17 @@ export class ClientGone {
     return this.isRaised;
   }
 
-  /** Says the client went away; the listener, if any, runs once (later calls do nothing). */
-  raise(): void {
+  /**
+   * Says the client went away; the listener, if any, runs once (later calls do nothing). An
+   * arrow property, so that a transport can pass it as a `close` listener as it is.
+   */
+  readonly raise = (): void => {
     if (this.isRaised) return;
     this.isRaised = true;
     const listener = this.listener;
     this.listener = undefined;
     listener?.();
-  }
+  };
 
   /**
    * Sets the one listener, replacing any. Like an AbortSignal's, it is not called when the

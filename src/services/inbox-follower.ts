@@ -1,12 +1,13 @@
 import type { Clock } from '../domain/clock.js';
 import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
-import { STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_BATCH } from '../domain/live-limits.js';
+import { STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_PAGE } from '../domain/live-limits.js';
 import { isInboxActive } from '../domain/plan.js';
 import type { Inbox, MessageView } from '../domain/types.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
 import type { ClientGone } from './client-gone.js';
 import type { Hold } from './held-requests.js';
+import type { AccessCheck } from './mail-wait.js';
 import type { SharedReads } from './shared-reads.js';
 import type { PingedStream, StreamPinger } from './stream-pinger.js';
 import { WokenPump } from './woken-pump.js';
@@ -29,6 +30,13 @@ export interface FollowerDeps {
   events: InboxEvents;
   reads: SharedReads;
   pinger: StreamPinger;
+  access: AccessCheck;
+}
+
+/** Who follows which inbox: the session (by its cookie's hash) whose access is checked at every wake-up. */
+export interface FollowTarget {
+  tokenHash: string;
+  inbox: Inbox;
 }
 
 /**
@@ -41,7 +49,10 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
   /** When the client was last written to (the node's ping sweep reads and sets it). */
   lastWriteAt: number;
   private readonly inboxId: string;
+  private readonly tokenHash: string;
   private expiresAt: number;
+  /** The session lost the inbox: the stream ends. */
+  private lost = false;
   /** No `sinceId`: the first pump reads the newest id as the cursor. */
   private cursorUnknown: boolean;
   /** Deleted ids to tell the client, oldest first (bounded: STREAM_MAX_PENDING_DELETES). */
@@ -56,13 +67,14 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
 
   constructor(
     private readonly deps: FollowerDeps,
-    inbox: Inbox,
+    { tokenHash, inbox }: FollowTarget,
     sinceId: string | undefined,
     private readonly sink: StreamSink,
     private readonly stop: Pick<Hold, 'signal' | 'onShutdown'>,
   ) {
     super();
     this.inboxId = inbox.id;
+    this.tokenHash = tokenHash;
     this.expiresAt = inbox.expiresAt.getTime();
     this.lastWriteAt = deps.clock.now().getTime();
     // With `sinceId` the first read starts from it; without, from the newest id read first.
@@ -96,7 +108,7 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
   private readonly onStop = (): void => this.wake();
 
   private done(): boolean {
-    return this.stop.signal.aborted || this.sink.closed.raised || this.overflow;
+    return this.stop.signal.aborted || this.sink.closed.raised || this.overflow || this.lost;
   }
 
   /**
@@ -135,12 +147,22 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
     if (id !== undefined) this.sent.push(id);
   }
 
-  /** Tells the deletions, then writes one batch of messages after the cursor. */
+  /**
+   * Checks that the session may still read the inbox, tells the deletions, then writes the
+   * next page of messages after the cursor (one page: a client that stops reading pins it
+   * and one message's bytes, docs/api.md "Event stream").
+   */
   private async readNews(): Promise<void> {
-    const { reads, store, clock } = this.deps;
+    const { reads, store, clock, access } = this.deps;
     const { sink, sent, inboxId } = this;
     this.woken = false;
     const mark = reads.mark;
+    // Access is checked for the whole life of the stream, before anything new is written: a
+    // session that lost the inbox (deleted, another license redeemed) gets nothing more.
+    if (!(await access(this.tokenHash, inboxId, mark))) {
+      this.lost = true;
+      return;
+    }
     for (const id of this.deletes.splice(0)) {
       const at = sent.indexOf(id);
       // The cursor must name a message still there, or the next read would start over.
@@ -151,7 +173,7 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
     const cursor = sent.at(-1);
     // Every stream of the inbox woken by one message asks the same: one read for them all.
     const page = await reads.read(`after\n${inboxId}\n${cursor ?? ''}`, mark, () =>
-      store.listMessagePage(inboxId, { sinceId: cursor, limit: STREAM_READ_BATCH, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
+      store.listMessagePage(inboxId, { sinceId: cursor, limit: STREAM_READ_PAGE, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
     );
     for (const message of page.messages) {
       if (this.done()) return;
@@ -160,8 +182,8 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
       sent.push(message.id);
       if (sent.length > STREAM_CURSOR_FALLBACKS) sent.shift();
     }
-    // A full batch: there may be more.
-    if (page.messages.length === STREAM_READ_BATCH) this.woken = true;
+    // A full page: there may be more.
+    if (page.messages.length === STREAM_READ_PAGE) this.woken = true;
   }
 
   /** At the expiry: Premium adoption may have moved it, so it is read again before it is told. */

@@ -9,6 +9,7 @@ import { hasControlCharacter } from '../domain/match-key.js';
 import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
+import type { InboxEvents } from '../ports/inbox-events.js';
 import { hasFilter, type InboxPoll, type MailStore } from '../ports/mail-store.js';
 import { readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
@@ -53,6 +54,8 @@ export interface InboxServiceDeps {
   fairUse: FairUseService;
   domains: readonly string[];
   plan: PlanSettings;
+  /** Told when an inbox is discarded, so that its held requests end (optional in unit tests). */
+  events?: InboxEvents;
 }
 
 /** Refuses a check whose ids are not shaped like ids, whose limit is out of range or whose filter has a control character (invalid_request). */
@@ -209,6 +212,7 @@ export class InboxService {
   async discard(session: Session, usernameOrAddress: string): Promise<void> {
     const inbox = await this.findOwn(session, usernameOrAddress);
     await this.deps.store.deleteInbox(inbox.id);
+    this.deps.events?.publish({ type: 'access', inboxId: inbox.id });
   }
 
   /** GET /api/session: mode, limits and active inboxes. */

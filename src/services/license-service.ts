@@ -5,6 +5,7 @@ import { hashSecret, newId } from '../domain/ids.js';
 import { isWellFormedLicenseKey, newLicenseKey, normalizeLicenseKey } from '../domain/license-key.js';
 import { isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
 import type { License, LicenseUsage, Session } from '../domain/types.js';
+import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
 import type { FairUseService } from './fair-use-service.js';
 
@@ -25,6 +26,11 @@ export interface LicenseServiceDeps {
   clock: Clock;
   fairUse: FairUseService;
   plan: PlanSettings;
+  /**
+   * Told when a redeem or a revocation may have changed which inboxes a session reads, so
+   * that held requests check their access again (optional in unit tests).
+   */
+  events?: InboxEvents;
 }
 
 /** Minting, listing, revoking and redeeming Premium licenses. */
@@ -59,7 +65,9 @@ export class LicenseService {
 
   /** Revokes by key; false when no such key. */
   async revoke(key: string): Promise<boolean> {
-    return this.deps.store.revokeLicense(hashSecret(normalizeLicenseKey(key)), this.deps.clock.now());
+    const revoked = await this.deps.store.revokeLicense(hashSecret(normalizeLicenseKey(key)), this.deps.clock.now());
+    if (revoked) this.deps.events?.publish({ type: 'access' });
+    return revoked;
   }
 
   /**
@@ -100,6 +108,7 @@ export class LicenseService {
     // The session or license vanished between the lookup and the write (swept or never stored).
     if (status === 'no_license') throw new AppError('license_invalid');
     session.licenseId = license.id;
+    this.deps.events?.publish({ type: 'access' });
     return { premiumUntil: license.validUntil, limits: planLimits(plan, true) };
   }
 }

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { serviceFixture } from '../../test/helpers/service-fixture.js';
-import { STREAM_PING_MS } from '../domain/live-limits.js';
+import { HELD_ANSWER_MAX_BYTES, STREAM_PING_MS } from '../domain/live-limits.js';
 import type { MessageView } from '../domain/types.js';
 import type { InboxEventListener, InboxEvents } from '../ports/inbox-events.js';
 import { ClientGone } from './client-gone.js';
 import { HeldRequests } from './held-requests.js';
 import { LiveMailService, type StreamSink } from './live-mail-service.js';
+import type { MessageSize } from './check-page.js';
 
 /** A sink that records what a stream wrote, in order; `slow` clients take 0-2 ms per message. */
 function recordingSink(slow = false) {
@@ -29,7 +30,7 @@ function memoryEvents(): InboxEvents {
   const listeners = new Map<string, Set<InboxEventListener>>();
   return {
     publish: (event) => {
-      if (event.type !== 'resync') for (const listener of listeners.get(event.inboxId) ?? []) listener(event);
+      if (event.type !== 'resync' && event.inboxId !== undefined) for (const listener of listeners.get(event.inboxId) ?? []) listener(event);
     },
     subscribe: (inboxId, listener) => {
       const set = listeners.get(inboxId) ?? new Set();
@@ -58,14 +59,19 @@ async function followed() {
   const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
   const recorder = recordingSink();
   const held = new HeldRequests();
-  const following = live.follow(inbox, undefined, recorder.sink, held.acquire('s', '127.0.0.1'));
+  const following = live.follow(session, inbox, undefined, recorder.sink, held.acquire('s', '127.0.0.1'));
   await vi.advanceTimersByTimeAsync(0);
   const deliver = async (subject: string) => {
     await f.send(`${inbox.username}@tempinbox.test`, subject);
     events.publish({ type: 'message', inboxId: inbox.id });
     await vi.advanceTimersByTimeAsync(0);
   };
-  return { ...recorder, following, deliver, held, reads, expiresAt: inbox.expiresAt.getTime() };
+  const discard = async () => {
+    await f.inboxes.discard(session, inbox.username);
+    events.publish({ type: 'access', inboxId: inbox.id });
+    await vi.advanceTimersByTimeAsync(0);
+  };
+  return { ...recorder, following, deliver, discard, held, reads, expiresAt: inbox.expiresAt.getTime() };
 }
 
 describe('LiveMailService.follow timing', () => {
@@ -114,6 +120,14 @@ describe('LiveMailService.follow timing', () => {
     await stream.following;
   });
 
+  it('ends, writing nothing more, once its inbox is discarded', async () => {
+    const stream = await followed();
+    await stream.deliver('before');
+    await stream.discard();
+    await stream.following;
+    expect(stream.written).toEqual(['message before']);
+  });
+
   it('ends at shutdown', async () => {
     const stream = await followed();
     stream.held.shutdown();
@@ -149,7 +163,7 @@ describe('LiveMailService.follow timing', () => {
       [recordingSink().sink, hold],
       [left.sink, new HeldRequests().acquire('s', '127.0.0.1')],
     ] as const) {
-      await live.follow(inbox, undefined, sink, stop);
+      await live.follow(session, inbox, undefined, sink, stop);
       // No listener, no ping sweep, no expiry timer is left behind.
       expect(subscribed).toBe(0);
       expect(vi.getTimerCount()).toBe(0);
@@ -184,7 +198,7 @@ describe('LiveMailService: live clients of one inbox share their reads', () => {
     const held = new HeldRequests();
     // Clients of differing speed: their reads fall out of step, as real ones do.
     const recorders = Array.from({ length: count }, (_, i) => recordingSink(i % 2 === 1));
-    const following = recorders.map((recorder) => live.follow(inbox, undefined, recorder.sink, held.acquire('s', '127.0.0.1')));
+    const following = recorders.map((recorder) => live.follow(session, inbox, undefined, recorder.sink, held.acquire('s', '127.0.0.1')));
     const deliver = async (subject: string) => {
       await f.send(`${inbox.username}@tempinbox.test`, subject);
       events.publish({ type: 'message', inboxId: inbox.id });
@@ -243,14 +257,14 @@ describe('LiveMailService: live clients of one inbox share their reads', () => {
     let release = () => undefined as void;
     hold = new Promise<void>((resolve) => (release = resolve));
     const a = recordingSink();
-    const followingA = live.follow(inbox, first, a.sink, held.acquire('s', '127.0.0.1'));
+    const followingA = live.follow(session, inbox, first, a.sink, held.acquire('s', '127.0.0.1'));
     await new Promise((resolve) => setTimeout(resolve, 5));
     // A's read (after m0) is in flight; m1 is committed and announced; then B starts after m0.
     await f.send(`${inbox.username}@tempinbox.test`, 'm1');
     events.publish({ type: 'message', inboxId: inbox.id });
     hold = undefined;
     const b = recordingSink();
-    const followingB = live.follow(inbox, first, b.sink, held.acquire('s', '127.0.0.1'));
+    const followingB = live.follow(session, inbox, first, b.sink, held.acquire('s', '127.0.0.1'));
     await new Promise((resolve) => setTimeout(resolve, 5));
     release();
     // Without the mark, B would share A's older read, see nothing, and wait for the next event.
@@ -285,13 +299,20 @@ describe('LiveMailService.waitForMail reads', () => {
     const { session } = await f.newSession();
     const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
     const newest = await f.send(`${inbox.username}@tempinbox.test`, 'seen');
-    const wait = (seconds: number, onHold?: () => Promise<void>) =>
-      live.waitForMail(session, inbox.username, { sinceId: newest, limit: 10 }, seconds, (m) => JSON.stringify(m).length, '127.0.0.1', { onHold });
+    const wait = (seconds: number, sizeOf: MessageSize = (m) => JSON.stringify(m).length) =>
+      live.waitForMail(session, inbox.username, { sinceId: newest, limit: 10 }, seconds, sizeOf, '127.0.0.1');
+    const sendQuietly = (subject: string) => f.send(`${inbox.username}@tempinbox.test`, subject);
+    const wake = () => events.publish({ type: 'message', inboxId: inbox.id });
+    // What the HTTP route does: the inbox goes, and its held requests are told.
+    const discard = async () => {
+      await f.inboxes.discard(session, inbox.username);
+      events.publish({ type: 'access', inboxId: inbox.id });
+    };
     const deliver = async (subject: string) => {
       await f.send(`${inbox.username}@tempinbox.test`, subject);
       events.publish({ type: 'message', inboxId: inbox.id });
     };
-    return { wait, deliver, counts };
+    return { wait, deliver, discard, sendQuietly, wake, counts };
   }
 
   it('a wait after the newest message reads only ids until a message wakes it, then one page', async () => {
@@ -313,21 +334,27 @@ describe('LiveMailService.waitForMail reads', () => {
     expect(w.counts).toEqual({ pages: 0, ids: 1 });
   });
 
-  it('tells the transport once, and only when the request is held; a message during that call is not slept through', async () => {
+  it('answers at most HELD_ANSWER_MAX_BYTES of messages, with has_more for the rest', async () => {
     const w = await waiting();
-    const holds: string[] = [];
-    // Answered at once (a message newer than `since` is there): never held.
-    await w.deliver('first');
-    await w.wait(30, async () => void holds.push('held'));
-    expect(holds).toEqual([]);
-    // Held: the transport's call comes once; a message committed while it runs answers the wait.
-    const w2 = await waiting();
-    const answer = w2.wait(30, async () => {
-      holds.push('held');
-      await w2.deliver('during the hold');
-    });
+    // Each message measures 1.5 MiB in the answer: two fit in the held budget of 4 MiB.
+    const answer = w.wait(30, () => 1.5 * 1024 * 1024);
+    await vi.advanceTimersByTimeAsync(100);
+    for (let i = 0; i < 5; i += 1) await w.sendQuietly(`m${i}`);
+    w.wake();
     const page = await answer;
-    expect(holds).toEqual(['held']);
-    expect(page.messages.map((m) => m.subject)).toEqual(['during the hold']);
+    expect(page.messages).toHaveLength(Math.floor(HELD_ANSWER_MAX_BYTES / (1.5 * 1024 * 1024)));
+    expect(page.hasMore).toBe(true);
+  });
+
+  it('answers inbox_not_found once its inbox is discarded, without waiting for its time to run out', async () => {
+    const w = await waiting();
+    const answer = w.wait(30);
+    const outcome = answer.then(
+      () => 'answered',
+      (error: unknown) => (error as { code?: string }).code,
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    await w.discard();
+    expect(await outcome).toBe('inbox_not_found');
   });
 });

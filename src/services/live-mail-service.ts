@@ -1,6 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { MAX_WAIT_SECONDS } from '../domain/live-limits.js';
+import { owns } from '../domain/ownership.js';
 import type { Inbox, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
 import type { MailStore } from '../ports/mail-store.js';
@@ -44,9 +45,26 @@ export class LiveMailService {
     // A ping that fails has nothing to tell: its stream ends by its own close.
     this.pinger = new StreamPinger(deps.clock, () => undefined);
     const { store, clock, events, held } = deps;
-    this.waitDeps = { store, clock, events, held, reads: this.reads };
-    this.followerDeps = { store, clock, events, reads: this.reads, pinger: this.pinger };
+    this.waitDeps = { store, clock, events, held, reads: this.reads, access: this.access };
+    this.followerDeps = { store, clock, events, reads: this.reads, pinger: this.pinger, access: this.access };
   }
+
+  /** True once the node stops: held answers written now close their connection. */
+  get stopping(): boolean {
+    return this.deps.held.signal.aborted;
+  }
+
+  /**
+   * Whether a held request's session may still read its inbox, by the rule of a check (the
+   * session found by its cookie's hash, the inbox by its id, ownership.ts): read once for all
+   * the held requests of that session and inbox woken together.
+   */
+  private readonly access = (tokenHash: string, inboxId: string, mark: number): Promise<boolean> =>
+    this.reads.read(`access\n${tokenHash}\n${inboxId}`, mark, async () => {
+      const { store, clock } = this.deps;
+      const [session, inbox] = await Promise.all([store.findSession(tokenHash, clock.now()), store.findInboxById(inboxId)]);
+      return session !== null && inbox !== null && owns(session, inbox);
+    });
 
   /**
    * GET /api/check?wait=N: the check answer; when it is empty and `waitSeconds` > 0, held
@@ -73,7 +91,7 @@ export class LiveMailService {
     assertCheckRequest(request);
     const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
     const deadline = Math.min(this.deps.clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
-    const target = { sessionId: session.id, clientAddress, inboxId: inbox.id, request, sizeOf, key: checkKey(inbox.id, request, sizeOf), deadline };
+    const target = { sessionId: session.id, tokenHash: session.tokenHash, clientAddress, inboxId: inbox.id, request, sizeOf, key: checkKey(inbox.id, request, sizeOf), deadline };
     return new MailWait(this.waitDeps, target, options).settled;
   }
 
@@ -85,14 +103,14 @@ export class LiveMailService {
   }
 
   /**
-   * Follows an inbox until the client leaves, the inbox expires (or is gone) or the node
-   * stops: first every message after `sinceId` (oldest first), then each new one, each once;
+   * Follows an inbox until the client leaves, the inbox expires, the session may no longer
+   * read it (checked at every wake-up, before anything new is written) or the node stops: first every message after `sinceId` (oldest first), then each new one, each once;
    * `sink.ping()` when nothing was written for STREAM_PING_MS (the node's one ping sweep).
    * Without `sinceId` only messages that arrive from now on. Settles when the stream is over;
    * while it waits for mail a stream is one small object (inbox-follower.ts).
    */
-  follow(inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
-    return new InboxFollower(this.followerDeps, inbox, sinceId, sink, stop).settled;
+  follow(session: Session, inbox: Inbox, sinceId: string | undefined, sink: StreamSink, stop: Pick<Hold, 'signal' | 'onShutdown'>): Promise<void> {
+    return new InboxFollower(this.followerDeps, { tokenHash: session.tokenHash, inbox }, sinceId, sink, stop).settled;
   }
 }
 

@@ -11,7 +11,7 @@ function memoryEvents(): InboxEvents {
   const listeners = new Map<string, Set<InboxEventListener>>();
   return {
     publish: (event) => {
-      if (event.type !== 'resync') for (const listener of listeners.get(event.inboxId) ?? []) listener(event);
+      if (event.type !== 'resync' && event.inboxId !== undefined) for (const listener of listeners.get(event.inboxId) ?? []) listener(event);
     },
     subscribe: (inboxId, listener) => {
       const set = listeners.get(inboxId) ?? new Set();
@@ -43,7 +43,8 @@ async function recordedInbox() {
     return f.store.listMessagePage(inboxId, query);
   };
   const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
-  const live = new LiveMailService({ store, clock: f.clock, inboxes: f.inboxes, events, held: new HeldRequests() });
+  const heldRequests = new HeldRequests();
+  const live = new LiveMailService({ store, clock: f.clock, inboxes: f.inboxes, events, held: heldRequests });
   const { session } = await f.newSession();
   const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
   const address = `${inbox.username}@tempinbox.test`;
@@ -54,11 +55,9 @@ async function recordedInbox() {
   };
   /** A wait with this filter, once it is held (its answer wrapped: an async function would wait for it). */
   const held = async (filter: MessageFilter, sinceId?: string): Promise<{ answer: Promise<CheckPage> }> => {
-    let isHeld = false;
-    const answer = live.waitForMail(session, inbox.username, { sinceId, limit: 10, filter }, 30, (m) => JSON.stringify(m).length, '127.0.0.1', {
-      onHold: async () => void (isHeld = true),
-    });
-    await until(() => isHeld);
+    const heldBefore = heldRequests.size;
+    const answer = live.waitForMail(session, inbox.username, { sinceId, limit: 10, filter }, 30, (m) => JSON.stringify(m).length, '127.0.0.1');
+    await until(() => heldRequests.size > heldBefore);
     return { answer };
   };
   return { deliver, held, pages, store: f.store };

@@ -1,4 +1,6 @@
 import type { Clock } from '../domain/clock.js';
+import { AppError } from '../domain/errors.js';
+import { HELD_ANSWER_MAX_BYTES } from '../domain/live-limits.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
 import { hasFilter, type MailStore } from '../ports/mail-store.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
@@ -11,9 +13,14 @@ import { WokenPump } from './woken-pump.js';
 export interface WaitOptions {
   /** Raised when the client went away: the wait ends at once. */
   cancel?: ClientGone;
-  /** Called once, when the request is about to be held (its answer is not there yet). */
-  onHold?: () => Promise<void>;
 }
+
+/**
+ * Whether the session whose cookie hashes to `tokenHash` may still read the inbox (the rule
+ * of a check), read once for every held request that asks the same after the same wake-up
+ * (`mark`, shared-reads.ts).
+ */
+export type AccessCheck = (tokenHash: string, inboxId: string, mark: number) => Promise<boolean>;
 
 /** What every wait of a node shares (LiveMailService's). */
 export interface MailWaitDeps {
@@ -22,11 +29,14 @@ export interface MailWaitDeps {
   events: InboxEvents;
   held: HeldRequests;
   reads: SharedReads;
+  access: AccessCheck;
 }
 
 /** Who waits, on what: the parts of a wait that outlive its first read. */
 export interface MailWaitTarget {
   sessionId: string;
+  /** The hash of the session's cookie: its access is checked again at each wake-up. */
+  tokenHash: string;
   clientAddress: string;
   inboxId: string;
   request: CheckRequest;
@@ -70,6 +80,7 @@ export class MailWait extends WokenPump<CheckPage> {
   }
 
   private readonly onEvent = (event: InboxEvent): void => {
+    // A deleted message changes no answer of a wait that has none.
     if (event.type === 'deleted') return;
     this.deps.reads.woke();
     this.onStop();
@@ -83,7 +94,7 @@ export class MailWait extends WokenPump<CheckPage> {
 
   protected async pump(): Promise<void> {
     const { clock, held } = this.deps;
-    const { cancel, onHold } = this.options;
+    const { cancel } = this.options;
     for (;;) {
       if (this.woken) this.page = await this.read();
       const left = this.target.deadline - clock.now().getTime();
@@ -95,9 +106,6 @@ export class MailWait extends WokenPump<CheckPage> {
         // Only a request that has to wait takes a slot (rate_limited past the caps).
         this.hold = held.acquire(this.target.sessionId, this.target.clientAddress);
         this.offShutdown = this.hold.onShutdown(this.onStop);
-        // The transport makes the request cheap to hold (http/held-exchange.ts); an event
-        // that comes meanwhile has set `woken`, which the loop then sees.
-        await onHold?.();
         continue;
       }
       // Only an event (or the end of the wait) can change the answer: a wait that runs out
@@ -109,11 +117,15 @@ export class MailWait extends WokenPump<CheckPage> {
   }
 
   private async read(): Promise<CheckPage> {
-    const { reads, store } = this.deps;
-    const { inboxId, request, key } = this.target;
+    const { reads, store, access } = this.deps;
+    const { inboxId, request, key, tokenHash } = this.target;
     this.woken = false;
     const mark = reads.mark;
-    if (this.first) {
+    if (!this.first) {
+      // Access is checked for the whole wait: a session that lost the inbox (deleted, another
+      // license redeemed) gets 404 before any later message, as a new check would.
+      if (!(await access(tokenHash, inboxId, mark))) throw new AppError('inbox_not_found');
+    } else {
       this.first = false;
       // A client that waits again after each answer asks for what came after the newest
       // message it has: the ids alone (one index read, no body) tell when that is nothing.
@@ -144,7 +156,7 @@ export class MailWait extends WokenPump<CheckPage> {
     const { store } = this.deps;
     const { inboxId, request, sizeOf } = this.target;
     const head = await this.newestIfFiltered();
-    return { page: await readCheckPage(store, inboxId, request, sizeOf, after), head };
+    return { page: await readCheckPage(store, inboxId, request, sizeOf, { afterId: after, budgetBytes: HELD_ANSWER_MAX_BYTES }), head };
   }
 
   /** The inbox's newest message id when the wait has a filter (one index read), else undefined: an unfiltered read stops at the first message. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { sendRawSmtp } from '../helpers/send-raw-smtp.js';
-import { startServer, type ServerProcess } from '../helpers/server-process.js';
+import { runBin, startServer, type ServerProcess } from '../helpers/server-process.js';
 import { SseClient } from '../helpers/sse-client.js';
 
 const available = await postgresAvailable('live mail across nodes');
@@ -95,6 +95,38 @@ describe.skipIf(!available)('live mail across two nodes on PostgreSQL', () => {
     } finally {
       stream.close();
       await admin.end();
+    }
+  }, 60_000);
+
+  it('a stream on node A ends, and a wait there answers 404, once their session redeemed another license on node B, before the next message', async () => {
+    const { a, b } = nodes();
+    const minted = await runBin(['license', 'create', '--count', '2', '--max-sessions', '5'], { DATABASE_URL: database?.url ?? '', LOG_LEVEL: 'warn' });
+    expect(minted.code).toBe(0);
+    const [first, second] = minted.stdout.trim().split('\n');
+    // Session 1 creates an inbox of license 1 on A; session 2 reads it through the license.
+    const owner = new CookieClient(a.baseUrl);
+    expect((await owner.postJson('/api/premium/redeem', { key: first })).status).toBe(200);
+    const username = (await owner.get('/api/create')).json.username as string;
+    const reader = new CookieClient(a.baseUrl);
+    expect((await reader.postJson('/api/premium/redeem', { key: first })).status).toBe(200);
+    const cookie = `tempinbox_session=${reader.cookie('tempinbox_session') ?? ''}`;
+    const stream = await SseClient.open(`${a.baseUrl}/api/inbox/${username}/events`, { cookie });
+    try {
+      expect(stream.status).toBe(200);
+      const waiting = reader.get(`/api/check/${username}?wait=8`);
+      await sleep(300);
+      // The same session switches license through node B: node A hears no event about it.
+      const onB = new CookieClient(b.baseUrl);
+      onB.setCookie('tempinbox_session', reader.cookie('tempinbox_session'));
+      expect((await onB.postJson('/api/premium/redeem', { key: second })).status).toBe(200);
+      expect(await send(b, `${username}@tempinbox.test`, 'after the switch')).toMatch(/^250/);
+      const answer = await waiting;
+      expect(answer.status).toBe(404);
+      await Promise.race([stream.ended, sleep(5000)]);
+      expect(stream.events.filter((e) => e.event === 'message')).toEqual([]);
+      expect(await Promise.race([stream.ended.then(() => 'ended'), sleep(0).then(() => 'open')])).toBe('ended');
+    } finally {
+      stream.close();
     }
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CHECK_MAX_LIMIT } from '../../domain/check-limits.js';
 import { CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
 import { admitSession, consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
@@ -6,9 +6,7 @@ import { ifNoneMatchHits } from '../../domain/check-etag.js';
 import { ListingJsonCache } from '../listing-json-cache.js';
 import { checkJsonWriter, presentInbox, presentInboxSummary, renderCheckListing } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
-import type { CheckPage } from '../../services/check-page.js';
-import { HeldExchange } from '../held-exchange.js';
-import { errorAnswer, logAppError } from '../error-map.js';
+import { ClientGone } from '../../services/client-gone.js';
 import { readSessionToken, setSessionCookie } from '../session-cookie.js';
 
 /** The content type of answers the handlers serialise themselves. */
@@ -73,34 +71,21 @@ export function checkInboxHandler(deps: HttpDeps) {
     const session = await requireSession(deps, request, reply);
     await consumePollBudget(deps, request, reply, session.id);
     // A held request has no ETag: it answers when something is new, not when nothing changed.
-    // It counts once against the poll budget (above), however long it waits. While it waits
-    // its connection is out of node:http (held-exchange.ts), and the answer is written there.
-    const exchange = new HeldExchange(request, reply, CHECK_ROUTE, deps.reportResponse);
-    const answer = deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, {
-      cancel: exchange.gone,
-      onHold: () => exchange.detach(),
-    });
-    if (await exchange.settle(answer)) {
-      answerWhenSettled(exchange, answer, writer.render, request.log);
-      return;
-    }
-    return reply.type(JSON_TYPE).send(writer.render(await answer));
+    // It counts once against the poll budget (above), however long it waits.
+    const gone = clientGone(reply);
+    const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, { cancel: gone });
+    reply.raw.off('close', gone.raise);
+    // Answered because the node stops: the client must not send its next request here.
+    if (deps.live.stopping) reply.header('Connection', 'close');
+    return reply.type(JSON_TYPE).send(writer.render(page));
   };
 }
 
-/**
- * Writes the answer of a wait whose connection left node:http (HeldExchange) once it is
- * there. Its own function: a closure of the handler would keep the request and reply alive
- * for the whole wait.
- */
-function answerWhenSettled(exchange: HeldExchange, answer: Promise<CheckPage>, render: (page: CheckPage) => string, log: FastifyBaseLogger): void {
-  answer.then(
-    (page) => exchange.answer(200, { 'Content-Type': JSON_TYPE }, render(page)),
-    (error: unknown) => {
-      const { status, headers, body } = errorAnswer(logAppError(log, error));
-      exchange.answer(status, headers, body);
-    },
-  ).catch((error: unknown) => log.error({ err: error }, 'held wait: answer failed'));
+/** Raised when the client of `reply` goes away before its answer is written. */
+function clientGone(reply: FastifyReply): ClientGone {
+  const gone = new ClientGone();
+  reply.raw.once('close', gone.raise);
+  return gone;
 }
 
 /** DELETE /api/inbox/:username */
