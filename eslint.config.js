@@ -54,7 +54,7 @@ export default tseslint.config(
   },
   {
     // Tool entry points (ESLint, vitest and Vite configs, the reporter) must be default exports.
-    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'vite.config.ts'],
+    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'test/fixtures/*/vitest.config.ts', 'vite.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );
