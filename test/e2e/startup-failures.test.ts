@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnTestChild } from '../helpers/child-processes.js';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { MAIN, tempDataDir } from '../helpers/server-process.js';
 
 /** A refused start must end this fast: it is one failed open or listen, not a retry loop (margin for a loaded machine). */
@@ -30,6 +31,8 @@ function expectOneLine(result: { code: number | null; stderr: string }, expected
   for (const part of expected) expect(lines[0]).toContain(part);
   for (const part of not) expect(lines[0]).not.toContain(part);
 }
+
+const hasOpenssl = toolAvailable('openssl', 'a failed start names TLS_CERT_FILE or TLS_KEY_FILE');
 
 describe('a failed start names what failed', () => {
   const data = tempDataDir();
@@ -64,7 +67,7 @@ describe('a failed start names what failed', () => {
     expectOneLine(result, [`SMTP_PORT="${occupiedPort}"`, 'EADDRINUSE'], ['DATABASE_URL']);
   });
 
-  it('an invalid certificate names TLS_CERT_FILE, a key that does not match names TLS_KEY_FILE', async () => {
+  it.skipIf(!hasOpenssl)('an invalid certificate names TLS_CERT_FILE, a key that does not match names TLS_KEY_FILE', async () => {
     const certFile = join(data.dir, 'cert.pem');
     const keyFile = join(data.dir, 'key.pem');
     const otherKeyFile = join(data.dir, 'other-key.pem');
