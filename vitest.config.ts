@@ -10,5 +10,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // A fresh run id that every process the tests start carries, and the end-of-run check that
+    // none of them is left (test/helpers/test-run-global-setup.ts).
+    globalSetup: ['./test/helpers/test-run-global-setup.ts'],
+    // After each file's own hooks: stop what it started and did not stop (a failed set-up).
+    setupFiles: ['./test/helpers/stop-started-children.ts'],
   },
 });

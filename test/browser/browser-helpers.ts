@@ -3,20 +3,27 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-
-/** Debian's Chromium; .ci/run installs it. playwright-core downloads no browser. */
-export const CHROMIUM = '/usr/bin/chromium';
+import { closeAtFileEnd } from '../helpers/child-processes.js';
+import { toolPath } from '../helpers/external-tools.js';
 
 /** Where the test run writes screenshots of the main states (git-ignored; one is copied to docs/). */
 export const SCREENSHOT_DIR = resolve(import.meta.dirname, '../../test-output/screenshots');
 
-/** Starts headless Chromium on loopback with everything that phones home turned off. */
+/**
+ * Starts headless Chromium on loopback with everything that phones home turned off: the
+ * `chromium` on PATH (Debian's /usr/bin/chromium, which .ci/run installs; playwright-core
+ * downloads no browser). Guard the file with toolAvailable('chromium', …). The browser is
+ * closed at the end of the file if the file does not close it (a set-up that failed).
+ */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  return chromium.launch({
-    executablePath: CHROMIUM,
+  const browser = await chromium.launch({
+    executablePath: toolPath('chromium'),
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  const closing = closeAtFileEnd(() => browser.close());
+  browser.once('disconnected', closing.forget);
+  return browser;
 }
 
 /** Writes a full-page screenshot named `<name>.png` into SCREENSHOT_DIR. */

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { runBin, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { launchBrowser, pause } from './browser-helpers.js';
 
@@ -45,7 +46,9 @@ async function startAttackerSite(pages: Record<string, string>): Promise<Attacke
   };
 }
 
-describe('cross-site requests against a Premium victim in Chromium', { timeout: 90_000 }, () => {
+const hasChromium = toolAvailable('chromium', 'cross-site requests against a Premium victim in Chromium');
+
+describe.skipIf(!hasChromium)('cross-site requests against a Premium victim in Chromium', { timeout: 90_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   let db: Database.Database;

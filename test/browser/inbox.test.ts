@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { expectNoSideEffects, launchBrowser, pause, screenshot, startHitServer, watchSideEffects, type HitServer } from './browser-helpers.js';
@@ -18,11 +19,13 @@ const ARRIVAL_MS = 10_000;
 /** How long a payload gets to do something before its absence counts. */
 const SETTLE_MS = 1500;
 
+const hasChromium = toolAvailable('chromium', 'web app: inbox and reading');
+
 /**
  * The web app in Chromium against the started program: first visit, copy, live arrival,
  * reading, hostile mail, remote images, first-load size, narrow and dark layouts.
  */
-describe('web app: inbox and reading', { timeout: 60_000 }, () => {
+describe.skipIf(!hasChromium)('web app: inbox and reading', { timeout: 60_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   let hitServer: HitServer;

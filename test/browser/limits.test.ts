@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { launchBrowser, screenshot } from './browser-helpers.js';
 
@@ -8,8 +9,10 @@ const TTL_SECONDS = 6;
 /** Cookie-less creates that certainly spend the per-address budget (30 per 10 min, src/domain/fair-use.ts). */
 const MAX_CREATES = 40;
 
+const hasChromium = toolAvailable('chromium', 'web app: expiry and rate limits');
+
 /** Expiry and fair-use limits as the reader meets them, with the real limits on. */
-describe('web app: expiry and rate limits', { timeout: 60_000 }, () => {
+describe.skipIf(!hasChromium)('web app: expiry and rate limits', { timeout: 60_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   const data = tempDataDir();

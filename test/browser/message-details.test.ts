@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { EVENTS_PATH, launchBrowser, screenshot, watchSideEffects } from './browser-helpers.js';
@@ -41,12 +42,14 @@ function noStream(route: Route): Promise<void> {
   });
 }
 
+const hasChromium = toolAvailable('chromium', 'web app: message details and live fallback');
+
 /**
  * The message fields of the live-mail and message-insight versions of the API (codes, links,
  * sender checks, recipient, truncated listings) rendered by the page, and its polling fallback
  * and session recovery; the fields are injected into real answers of the started program.
  */
-describe('web app: message details and live fallback', { timeout: 90_000 }, () => {
+describe.skipIf(!hasChromium)('web app: message details and live fallback', { timeout: 90_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   const data = tempDataDir();

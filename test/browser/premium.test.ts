@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient } from '../helpers/cookie-client.js';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { sendWithNodemailer } from '../helpers/send-mail.js';
 import { runBin, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 import { launchBrowser, pause, screenshot } from './browser-helpers.js';
@@ -10,8 +11,10 @@ const ARRIVAL_MS = 10_000;
 /** Time for a late, duplicate answer to show before its absence counts. */
 const SETTLE_MS = 1500;
 
+const hasChromium = toolAvailable('chromium', 'web app: Premium');
+
 /** Premium in the browser: redeeming through the field (every outcome in words), custom names, switching. */
-describe('web app: Premium', { timeout: 60_000 }, () => {
+describe.skipIf(!hasChromium)('web app: Premium', { timeout: 60_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   const data = tempDataDir();

@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { spawnTestChild } from '../helpers/child-processes.js';
 import { MAIN, runBin, startServer, tempDataDir } from '../helpers/server-process.js';
 
 /** Runs `node dist/main.js serve` expecting it to refuse to start. */
 async function failedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnTestChild(process.execPath, [MAIN, 'serve'], { env: { PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', ...env } });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -48,10 +45,9 @@ describe('process lifecycle', () => {
   it('stops when `npm start` itself gets SIGTERM (as a supervisor sends it), leaving no orphan', async () => {
     const data = tempDataDir();
     // `exec` in the start script: otherwise sh stays between npm and node and swallows the signal.
-    const npm = spawn('npm', ['start', '--silent'], {
+    const npm = spawnTestChild('npm', ['start', '--silent'], {
       cwd: resolve(MAIN, '../..'),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { HOME: process.env.HOME ?? '/tmp', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl },
     });
     let out = '';
     npm.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));

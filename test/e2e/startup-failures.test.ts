@@ -1,8 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnTestChild } from '../helpers/child-processes.js';
+import { toolAvailable } from '../helpers/external-tools.js';
 import { MAIN, tempDataDir } from '../helpers/server-process.js';
 
 /** A refused start must end this fast: it is one failed open or listen, not a retry loop (margin for a loaded machine). */
@@ -11,10 +13,7 @@ const FAILED_START_BUDGET_MS = 10_000;
 /** Runs `node dist/main.js serve` expecting it to refuse to start; SIGKILLs it past the budget (code null). */
 async function failedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnTestChild(process.execPath, [MAIN, 'serve'], { env: { PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', ...env } });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), FAILED_START_BUDGET_MS);
@@ -32,6 +31,8 @@ function expectOneLine(result: { code: number | null; stderr: string }, expected
   for (const part of expected) expect(lines[0]).toContain(part);
   for (const part of not) expect(lines[0]).not.toContain(part);
 }
+
+const hasOpenssl = toolAvailable('openssl', 'a failed start names TLS_CERT_FILE or TLS_KEY_FILE');
 
 describe('a failed start names what failed', () => {
   const data = tempDataDir();
@@ -66,7 +67,7 @@ describe('a failed start names what failed', () => {
     expectOneLine(result, [`SMTP_PORT="${occupiedPort}"`, 'EADDRINUSE'], ['DATABASE_URL']);
   });
 
-  it('an invalid certificate names TLS_CERT_FILE, a key that does not match names TLS_KEY_FILE', async () => {
+  it.skipIf(!hasOpenssl)('an invalid certificate names TLS_CERT_FILE, a key that does not match names TLS_KEY_FILE', async () => {
     const certFile = join(data.dir, 'cert.pem');
     const keyFile = join(data.dir, 'key.pem');
     const otherKeyFile = join(data.dir, 'other-key.pem');

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 
@@ -22,14 +21,10 @@ export async function sendWithNodemailer(smtpPort: number, message: Mail.Options
   }
 }
 
-/** Where Debian's swaks lives; .ci/run installs it. */
-export const SWAKS = '/usr/bin/swaks';
-export const hasSwaks = existsSync(SWAKS);
-
-/** Sends with swaks; resolves with its transcript, rejects on a non-zero exit. */
+/** Sends with swaks (guard the test with toolAvailable('swaks', …)); resolves with its transcript, rejects on a non-zero exit. */
 export function sendWithSwaks(smtpPort: number, args: string[]): Promise<string> {
   return new Promise((done, fail) => {
-    execFile(SWAKS, ['--server', '127.0.0.1', '--port', String(smtpPort), '--timeout', '10', ...args], { timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile('swaks', ['--server', '127.0.0.1', '--port', String(smtpPort), '--timeout', '10', ...args], { timeout: 20_000 }, (error, stdout, stderr) => {
       if (error) fail(new Error(`swaks failed: ${error.message}\n${stdout}\n${stderr}`));
       else done(stdout);
     });
