@@ -26,7 +26,7 @@ export interface MailDevPeer {
   smtpPort: number;
   /** Its web server: the REST API (`/api/email`) and the UI. */
   baseUrl: string;
-  /** The loopback DNS server its reverse lookups go to (bench/peer-dns-preload.ts). */
+  /** The loopback DNS server its node:dns asks (bench/peer-dns-preload.ts): its reverse lookups of clients. */
   dns: LoopbackDnsServer;
   /** Deletes every message it holds (`DELETE /api/email/all`). */
   clear(): Promise<void>;

@@ -82,8 +82,8 @@ export async function peerFigures(context: FigureContext): Promise<ResultRow[]> 
     const questionsBefore = { service: service.service.dns.queryCount, peer: started?.dns.queryCount ?? 0 };
     const small = await measure(CASE_4K);
     if (small.peer !== undefined) {
-      const lookups = (started?.dns.queryCount ?? 0) - questionsBefore.peer;
-      rows.push(ingestRow(`${CASE_4K.label}: ${name}`, small.peer, small.floor, `; mail in memory, no fsync, no checks; ${lookups} reverse lookups to its loopback DNS server`));
+      const peerQuestions = (started?.dns.queryCount ?? 0) - questionsBefore.peer;
+      rows.push(ingestRow(`${CASE_4K.label}: ${name}`, small.peer, small.floor, `; mail in memory, no fsync, no checks; ${peerQuestions} DNS questions to its loopback DNS server`));
     }
     const questions = service.service.dns.queryCount - questionsBefore.service;
     rows.push(ingestRow(`${CASE_4K.label}: tempinbox, every feature on`, small.service, small.floor, `; ${newestVerdicts(service.dbPath)}; ${questions} DNS questions to its loopback DNS server`));
