@@ -85,11 +85,16 @@ async function call(url: string, method = 'GET'): Promise<unknown> {
  */
 export async function startMailDev(): Promise<MailDevPeer> {
   const version = ensureMailDev();
+  const dns = await startLoopbackDnsServer({});
   const dir = mkdtempSync(join(tmpdir(), 'tempinbox-bench-maildev-'));
   const config = join(dir, '.maildevrc.json');
   writeFileSync(config, '{}\n');
-  const dns = await startLoopbackDnsServer({});
-  const [smtpPort, webPort] = [await freePort(), await freePort()];
+  const ports = await Promise.all([freePort(), freePort()]).catch(async (error: unknown) => {
+    await dns.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  const [smtpPort, webPort] = ports;
   const args = ['--smtp', String(smtpPort), '--ip', '127.0.0.1', '--web', String(webPort), '--web-ip', '127.0.0.1', '--config', config];
   const child = spawn(process.execPath, ['--import', join(ROOT, 'bench', 'peer-dns-preload.ts'), MAILDEV_BIN, ...args], {
     cwd: dir,

@@ -14,7 +14,7 @@ export const PEER_FIGURE = '9 MailDev';
 const CASE_4K: IngestCase = { label: '4 KB, many per conn, 10 conns', size: 4096, sessions: 10, keepConnection: true };
 const CASE_100K: IngestCase = { label: '100 KB, many per conn, 10 conns', size: 102_400, sessions: 10, keepConnection: true };
 
-/** Published targets of figure 9 (docs/benchmarks.md "Method"). */
+// The published targets of figure 9 (docs/benchmarks.md "Method").
 /** tempinbox takes in at least this many times MailDev's messages per second, 4 KB. */
 const INGEST_RATIO_TARGET = 3;
 /** Server CPU of one 4 KB message, all threads, µs. */

@@ -10,6 +10,8 @@ import { median } from './stats.js';
 const READ_CONNECTIONS = 10;
 /** Published target: tempinbox answers at least this many times MailDev's requests per second. */
 const READ_RATIO_TARGET = 2;
+/** A setup request (filling, sizing an answer) is answered within this, or the figure fails. */
+const SETUP_TIMEOUT_MS = 30_000;
 /** An untimed run first on each server, so that neither is measured before its JIT has warmed up. */
 const WARM_UP_SECONDS = 1;
 
@@ -22,7 +24,7 @@ async function fillMailDev(peer: MailDevPeer): Promise<number> {
   const from = 'sender@bench.example';
   const to = 'reader@tempinbox.test';
   for (let i = 0; i < POLLED_MESSAGES; i += 1) await sendOne(peer.smtpPort, from, to, buildMessage(from, to, `Your code is ${100000 + i}`, POLLED_MESSAGE_BYTES));
-  const response = await fetch(`${peer.baseUrl}/api/email`);
+  const response = await fetch(`${peer.baseUrl}/api/email`, { signal: AbortSignal.timeout(SETUP_TIMEOUT_MS) });
   const body = await response.text();
   const listed = (JSON.parse(body) as unknown[]).length;
   if (listed !== POLLED_MESSAGES) throw new Error(`MailDev lists ${listed} messages, expected ${POLLED_MESSAGES}`);
@@ -54,7 +56,7 @@ function readRow(figure: string, label: string, measured: HttpFigure, bytes: num
 export async function peerReadRows(service: ServiceProcess, peer: MailDevPeer | undefined, runs: number, seconds: number, figure: string): Promise<ResultRow[]> {
   const { inbox } = await pollableInbox(service);
   const serviceLoad: HttpLoad = { url: `${service.baseUrl}/api/check/${inbox.username}`, connections: READ_CONNECTIONS, seconds, headers: { cookie: inbox.cookie } };
-  const serviceBytes = Buffer.byteLength(await (await fetch(serviceLoad.url, { headers: serviceLoad.headers })).text());
+  const serviceBytes = Buffer.byteLength(await (await fetch(serviceLoad.url, { headers: serviceLoad.headers, signal: AbortSignal.timeout(SETUP_TIMEOUT_MS) })).text());
   const peerBytes = peer === undefined ? 0 : await fillMailDev(peer);
   const peerLoad: HttpLoad = { url: `${peer?.baseUrl ?? ''}/api/email`, connections: READ_CONNECTIONS, seconds };
   if (peer !== undefined) await measureHttp({ ...peerLoad, seconds: WARM_UP_SECONDS }, 1);
