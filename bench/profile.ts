@@ -89,6 +89,9 @@ try {
     await db.ensureRecipients(messages);
     const messageFile = load === 'smtp-signed' ? join(dir, 'signed.eml') : undefined;
     if (messageFile !== undefined) writeFileSync(messageFile, await signedBenchMessage(`${RECIPIENT_LOCAL}@${DOMAIN}`, size));
+    // One message first, outside the measurement: the parse worker starts on the first one.
+    const first = `1${RECIPIENT_LOCAL}@${DOMAIN}`;
+    await sendOne(service.smtpPort, 'sender@bench.example', first, buildMessage('sender@bench.example', first, 'warm-up', size));
     const questionsBefore = service.dns.queryCount;
     const cpuBefore = cpuSeconds(service.pid);
     backendBefore = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
