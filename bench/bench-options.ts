@@ -1,5 +1,5 @@
 /** Parts of the benchmark that can be run alone (`--only smtp,http`). */
-export const PHASES = ['smtp', 'auth', 'latency', 'http', 'scale', 'sweeper', 'pg', 'live'] as const;
+export const PHASES = ['smtp', 'auth', 'latency', 'http', 'scale', 'sweeper', 'pg', 'live', 'peer', 'storage'] as const;
 /** One part of the benchmark. */
 export type Phase = (typeof PHASES)[number];
 

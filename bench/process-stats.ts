@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 /** Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat. */
@@ -31,4 +31,47 @@ export function memoryMegabytes(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** One thread of a process: its name (/proc/<pid>/task/<tid>/comm) and times so far, in seconds. */
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  /** utime + stime (stat, clock ticks). */
+  seconds: number;
+  /** Time on a CPU and time runnable but waiting for one (schedstat, ns resolution); NaN without schedstat. */
+  onCpu: number;
+  runQueue: number;
+}
+
+/**
+ * CPU time (seconds) of every live thread of a process, by thread id, from
+ * /proc/<pid>/task/<tid>/stat and schedstat. Node names its threads: `MainThread`, `WorkerThread` (each
+ * worker_threads Worker), `V8Worker` (V8's helpers: concurrent GC and compilation),
+ * `libuv-worker` (the thread pool: file system calls), `v8:ProfEvntProc` (the CPU profiler).
+ * A thread that exited is missing here, though its time still counts in cpuSeconds.
+ */
+export function threadCpuSeconds(pid: number): Map<number, ThreadCpu> {
+  const threads = new Map<number, ThreadCpu>();
+  for (const entry of readdirSync(`/proc/${pid}/task`)) {
+    const tid = Number(entry);
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${entry}/comm`, 'utf8').trim();
+      const [onCpu, runQueue] = schedstat(`/proc/${pid}/task/${entry}/schedstat`);
+      threads.set(tid, { tid, name, seconds: statCpuSeconds(`/proc/${pid}/task/${entry}/stat`), onCpu, runQueue });
+    } catch {
+      // The thread exited between the listing and the read.
+    }
+  }
+  return threads;
+}
+
+/** The first two fields of a schedstat file (ns on a CPU, ns waiting in the run queue), in seconds. */
+function schedstat(path: string): [number, number] {
+  try {
+    const [onCpu, runQueue] = readFileSync(path, 'utf8').trim().split(' ').map(Number);
+    return [(onCpu ?? Number.NaN) / 1e9, (runQueue ?? Number.NaN) / 1e9];
+  } catch {
+    return [Number.NaN, Number.NaN];
+  }
 }

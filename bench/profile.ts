@@ -1,10 +1,14 @@
 /**
  * `npx tsx bench/profile.ts [smtp-4k|smtp-signed|smtp-100k|smtp-one|check|since|etag|create] [seconds] [NAME=value…]`: runs one
- * load against the service started with `node --cpu-prof`, then prints where its CPU went
- * (self time by function and by package, inclusive time of the hot paths). The .cpuprofile
- * is kept for a flame graph (open it in Chrome DevTools or speedscope). It also prints the
- * server's CPU per message or request (all threads, and the main thread alone) and the event
- * loop's delay during the load (bench/loop-probe.ts, preloaded into the service).
+ * load against the service with every thread under V8's CPU profiler (`--cpu-prof` through
+ * NODE_OPTIONS, so that the worker threads write theirs too), then prints where the main
+ * thread's CPU went (self time by function and by package, inclusive time of the hot paths)
+ * and, for the SMTP loads, one message's CPU by stage and thread (bench/ingest-stages.ts:
+ * SMTP protocol, sender checks, thread hops, parse, code and link finding, storage, commit,
+ * logging, GC), with the SQLite writer's fsync wait apart. The .cpuprofile files are kept
+ * for a flame graph (open them in Chrome DevTools or speedscope). It also prints the server's
+ * CPU per message or request (all threads, and the main thread alone) and the event loop's
+ * delay during the load (bench/loop-probe.ts, preloaded into the service).
  * `smtp-signed` sends a DKIM-signed 4 KB message (bench/bench-sender.ts); NAME=value pairs
  * are added to the service's environment (e.g. MAIL_AUTH=off). The sender checks ask the
  * service's loopback DNS server (bench/service-process.ts).
@@ -20,9 +24,10 @@ import { checkInbox, createInbox } from './api-client.js';
 import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL, type BenchDb } from './bench-db.js';
 import { signedBenchMessage } from './bench-sender.js';
 import { summariseProfile } from './cpu-profile-summary.js';
+import { ingestStages } from './ingest-stages.js';
 import { runHttpLoad } from './http-load.js';
 import { backendCpuSeconds, createScratchDatabase, openPostgresBenchDb, transactionCount, type ScratchDatabase } from './postgres-bench-db.js';
-import { cpuSeconds } from './process-stats.js';
+import { cpuSeconds, threadCpuSeconds, type ThreadCpu } from './process-stats.js';
 import { ensureBuilt, ROOT, startService } from './service-process.js';
 import { buildMessage, sendOne } from './smtp-client.js';
 import { findSmtpSource, runSmtpSource } from './smtp-source.js';
@@ -39,12 +44,16 @@ const scratch: ScratchDatabase | undefined =
   postgresArg === undefined
     ? undefined
     : await createScratchDatabase(postgresArg.includes('=') ? postgresArg.slice(postgresArg.indexOf('=') + 1) : 'postgres://postgres@127.0.0.1:5432/postgres');
-const service = await startService(scratch?.url ?? `sqlite:${join(dir, 'tempinbox.db')}`, { ...extraEnv, BENCH_PROBE_OUT: probeOut }, undefined, [
-  '--cpu-prof',
-  `--cpu-prof-dir=${dir}`,
-  '--import',
-  join(ROOT, 'bench', 'loop-probe.ts'),
-]);
+// --cpu-prof through NODE_OPTIONS rather than the command line: worker threads started with
+// an execArgv of their own (the parse pool's) do not inherit the command line's flags, but
+// every thread reads NODE_OPTIONS, so each writes its own profile.
+const profileOptions = `--cpu-prof --cpu-prof-dir=${dir}`;
+const service = await startService(
+  scratch?.url ?? `sqlite:${join(dir, 'tempinbox.db')}`,
+  { ...extraEnv, BENCH_PROBE_OUT: probeOut, NODE_OPTIONS: profileOptions },
+  undefined,
+  ['--import', join(ROOT, 'bench', 'loop-probe.ts')],
+);
 const db: BenchDb = scratch === undefined ? openSqliteBenchDb(join(dir, 'tempinbox.db')) : await openPostgresBenchDb(scratch.url);
 /** Work items the load completed (messages or requests), for the per-item CPU figures. */
 let items = 0;
@@ -55,8 +64,23 @@ let backendAfter: Map<number, number> | undefined;
 /** PostgreSQL, HTTP loads: transactions of the scratch database per request (round trips of a poll). */
 let transactionsPerItem: number | undefined;
 let transactionsBefore: number | undefined;
-/** Marks the start or the end of the measured load in the probe's output. */
-const mark = () => process.kill(service.pid, 'SIGUSR2');
+/** The load's start and end on the monotonic clock (µs), which the profiles' timestamps use too. */
+const window = { from: 0, to: 0 };
+/** Per-thread CPU seconds of the service before and after the load. */
+let threadsBefore = new Map<number, ThreadCpu>();
+let threadsAfter = new Map<number, ThreadCpu>();
+/** Marks the start or the end of the measured load in the probe's output, and in `window`. */
+const mark = () => {
+  process.kill(service.pid, 'SIGUSR2');
+  const now = Number(process.hrtime.bigint() / 1000n);
+  if (window.from === 0) {
+    window.from = now;
+    threadsBefore = threadCpuSeconds(service.pid);
+  } else {
+    window.to = now;
+    threadsAfter = threadCpuSeconds(service.pid);
+  }
+};
 try {
   if (load.startsWith('smtp')) {
     const size = load === 'smtp-100k' ? 102_400 : 4096;
@@ -65,6 +89,9 @@ try {
     await db.ensureRecipients(messages);
     const messageFile = load === 'smtp-signed' ? join(dir, 'signed.eml') : undefined;
     if (messageFile !== undefined) writeFileSync(messageFile, await signedBenchMessage(`${RECIPIENT_LOCAL}@${DOMAIN}`, size));
+    // One message first, outside the measurement: the parse worker starts on the first one.
+    const first = `1${RECIPIENT_LOCAL}@${DOMAIN}`;
+    await sendOne(service.smtpPort, 'sender@bench.example', first, buildMessage('sender@bench.example', first, 'warm-up', size));
     const questionsBefore = service.dns.queryCount;
     const cpuBefore = cpuSeconds(service.pid);
     backendBefore = scratch === undefined ? undefined : await backendCpuSeconds(scratch.url);
@@ -155,3 +182,7 @@ console.log('\nself time by function:');
 for (const row of summary.functions) console.log(`${pct(row.share)}  ${row.name}`);
 console.log('\ninclusive time:');
 for (const row of summary.inclusive) console.log(`${pct(row.share)}  ${row.name}`);
+if (load.startsWith('smtp') && window.to > window.from) {
+  console.log(`\nby stage, every thread (${items} messages; bench/ingest-stages.ts):\n`);
+  console.log(ingestStages(dir, window.from, window.to, items, threadsBefore, threadsAfter, service.pid));
+}

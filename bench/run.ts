@@ -19,6 +19,8 @@ import { senderAuthFigures } from './sender-auth-figures.js';
 import { sweeperFigure } from './sweeper-figure.js';
 import { postgresFigures } from './postgres-figures.js';
 import { liveFigures } from './live-figures.js';
+import { peerFigures } from './peer-figures.js';
+import { storageFigure } from './storage-figure.js';
 import { findSmtpSource } from './smtp-source.js';
 import { secondsSince } from './stats.js';
 
@@ -76,6 +78,8 @@ async function main(): Promise<void> {
   await service.server.stop();
 
   if (options.phases.has('auth')) rows.push(...(await senderAuthFigures(context)));
+  if (options.phases.has('peer')) rows.push(...(await peerFigures(context)));
+  if (options.phases.has('storage')) rows.push(...(await storageFigure(options)));
   if (options.phases.has('scale')) rows.push(...(await scaleFigures(context)));
   if (options.phases.has('sweeper')) rows.push(...(await sweeperFigure(options)));
   if (options.phases.has('pg')) rows.push(...(await postgresFigures(context, emptyRows)));

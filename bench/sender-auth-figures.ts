@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { DOMAIN, openSqliteBenchDb, RECIPIENT_LOCAL } from './bench-db.js';
+import { DOMAIN, RECIPIENT_LOCAL } from './bench-db.js';
 import { signedBenchMessage } from './bench-sender.js';
 import type { ResultRow } from './result-table.js';
 import type { FigureContext } from './service-figures.js';
-import { startService, type ServiceProcess } from './service-process.js';
+import { startFreshService, type BenchService } from './fresh-service.js';
 import { measureIngest, type IngestCase, type IngestFigure } from './smtp-ingest.js';
 import { median } from './stats.js';
 
@@ -16,37 +16,12 @@ const FIGURE = '1a sender checks';
 /** The case of figure 1 the checks are measured on: the one the ingest targets are set on. */
 const BASE_CASE: IngestCase = { label: '4 KB, many per conn, 10 conns', size: 4096, sessions: 10, keepConnection: true };
 
-/** A service on a fresh SQLite file, with what it takes to drive and stop it. */
-interface BenchService {
-  service: ServiceProcess;
-  target: { port: number; pid: number; db: ReturnType<typeof openSqliteBenchDb> };
-  dbPath: string;
-  stop: () => Promise<void>;
-}
-
-async function freshService(env: Record<string, string>): Promise<BenchService> {
-  const dir = mkdtempSync(join(tmpdir(), 'tempinbox-bench-auth-'));
-  const dbPath = join(dir, 'tempinbox.db');
-  const service = await startService(`sqlite:${dbPath}`, env);
-  const db = openSqliteBenchDb(dbPath);
-  return {
-    service,
-    target: { port: service.smtpPort, pid: service.pid, db },
-    dbPath,
-    stop: async () => {
-      await db.close();
-      await service.server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /**
  * The verdicts stored with the newest message, as the API shows them (read from the service's
  * SQLite file; the storage layout may change, so a failure to read says so instead of failing
  * the figure).
  */
-function newestVerdicts(dbPath: string): string {
+export function newestVerdicts(dbPath: string): string {
   try {
     const db = new BetterSqlite3(dbPath, { readonly: true, timeout: 10_000 });
     try {
@@ -119,9 +94,9 @@ export async function senderAuthFigures(context: FigureContext): Promise<ResultR
   writeFileSync(messageFile, await signedBenchMessage(`${RECIPIENT_LOCAL}@${DOMAIN}`, BASE_CASE.size));
   const started: BenchService[] = [];
   try {
-    const off = await freshService({ MAIL_AUTH: 'off' });
+    const off = await startFreshService({ MAIL_AUTH: 'off' });
     started.push(off);
-    const on = await freshService({ MAIL_AUTH: 'on' });
+    const on = await startFreshService({ MAIL_AUTH: 'on' });
     started.push(on);
     const floor = await measureIngest(smtpSource, { port: smtpFloor.port, pid: smtpFloor.pid }, BASE_CASE, options.runs, options.seconds);
     const rows: ResultRow[] = [];

@@ -25,11 +25,14 @@ export const INGEST_CASES: readonly IngestCase[] = [4096, 102_400].flatMap((size
   ];
 });
 
-/** An SMTP server to drive: the service (with its database, to verify) or the floor. */
+/** An SMTP server to drive: the service (with its database, to verify), a peer, or the floor. */
 export interface SmtpTarget {
   port: number;
   pid: number;
+  /** Seeds the recipients and counts what was stored (verification); none: nothing is verified. */
   db?: BenchDb;
+  /** Runs before each run, untimed (a peer that keeps every message in memory is emptied). */
+  reset?: () => Promise<void>;
 }
 
 /** One measured run. */
@@ -70,43 +73,47 @@ export async function measureIngest(
   runs: number,
   seconds: number,
 ): Promise<IngestFigure> {
-  const recipient = `${RECIPIENT_LOCAL}@${DOMAIN}`;
-  const send = async (messages: number): Promise<IngestRun> => {
-    await target.db?.ensureRecipients(messages);
-    const before = await target.db?.countMessages();
-    const cpuBefore = cpuSeconds(target.pid);
-    const mainCpuBefore = mainThreadCpuSeconds(target.pid);
-    const result = await runSmtpSource(binary, {
-      port: target.port,
-      sessions: testCase.sessions,
-      messages,
-      size: testCase.size,
-      keepConnection: testCase.keepConnection,
-      recipient,
-      messageFile: testCase.messageFile,
-    });
-    const cpu = cpuSeconds(target.pid) - cpuBefore;
-    const mainCpu = mainThreadCpuSeconds(target.pid) - mainCpuBefore;
-    if (!result.ok) throw new Error(`smtp-source failed after ${result.seconds.toFixed(1)} s: ${result.stderr}`);
-    const after = await target.db?.countMessages();
-    return {
-      messages,
-      seconds: result.seconds,
-      rate: messages / result.seconds,
-      cpuMsPerMessage: (cpu * 1000) / messages,
-      mainCpuMsPerMessage: (mainCpu * 1000) / messages,
-      stored: before === undefined || after === undefined ? undefined : after - before,
-    };
+  const [figure] = await measureIngestAlternating(binary, [target], testCase, runs, seconds);
+  if (figure === undefined) throw new Error('no figure measured');
+  return figure;
+}
+
+/**
+ * One case on several targets compared with each other (the service and a peer): each is
+ * calibrated, then the runs take turns, target after target, so that a change in the
+ * machine's load during the measurement falls on all of them alike. One figure per target,
+ * in the order given; a target that fails gets its error and the others go on.
+ */
+export async function measureIngestAlternating(
+  binary: string,
+  targets: readonly SmtpTarget[],
+  testCase: IngestCase,
+  runs: number,
+  seconds: number,
+): Promise<IngestFigure[]> {
+  const states: TargetState[] = targets.map((target) => ({ target, rate: Number.NaN, runs: [] }));
+  const attempt = async (state: TargetState, messages: () => number): Promise<IngestRun | undefined> => {
+    if (state.error !== undefined) return undefined;
+    try {
+      await state.target.reset?.();
+      const run = await sendRun(binary, state.target, testCase, messages());
+      state.rate = run.rate;
+      return run;
+    } catch (error) {
+      state.error = String(error);
+      return undefined;
+    }
   };
-  try {
-    const calibration = await send(Math.max(100, testCase.sessions * (testCase.keepConnection ? 10 : 1)));
-    let rate = calibration.rate;
-    const measured: IngestRun[] = [];
-    for (let i = 0; i < runs; i += 1) {
-      const messages = Math.min(MAX_MESSAGES_PER_RUN, Math.max(testCase.sessions, Math.ceil(rate * seconds)));
-      const run = await send(messages);
-      measured.push(run);
-      rate = run.rate;
+  for (const state of states) state.calibration = await attempt(state, () => Math.max(100, testCase.sessions * (testCase.keepConnection ? 10 : 1)));
+  for (let i = 0; i < runs; i += 1) {
+    for (const state of states) {
+      const run = await attempt(state, () => Math.min(MAX_MESSAGES_PER_RUN, Math.max(testCase.sessions, Math.ceil(state.rate * seconds))));
+      if (run !== undefined) state.runs.push(run);
+    }
+  }
+  return states.map(({ target, calibration, runs: measured, error }) => {
+    if (error !== undefined || calibration === undefined) {
+      return { rate: Number.NaN, cpuMsPerMessage: Number.NaN, mainCpuMsPerMessage: Number.NaN, runs: [], verified: false, error: error ?? 'not calibrated' };
     }
     return {
       rate: median(measured.map((run) => run.rate)),
@@ -115,7 +122,45 @@ export async function measureIngest(
       runs: measured,
       verified: target.db === undefined ? null : [calibration, ...measured].every((run) => run.stored === run.messages),
     };
-  } catch (error) {
-    return { rate: Number.NaN, cpuMsPerMessage: Number.NaN, mainCpuMsPerMessage: Number.NaN, runs: [], verified: false, error: String(error) };
-  }
+  });
+}
+
+/** What measureIngestAlternating knows of one target so far. */
+interface TargetState {
+  target: SmtpTarget;
+  /** The last run's rate, which sizes the next run. */
+  rate: number;
+  calibration?: IngestRun;
+  runs: IngestRun[];
+  error?: string;
+}
+
+/** One run of `messages` messages on one target, timed to the last 250, its CPU read around it. */
+async function sendRun(binary: string, target: SmtpTarget, testCase: IngestCase, messages: number): Promise<IngestRun> {
+  const recipient = `${RECIPIENT_LOCAL}@${DOMAIN}`;
+  await target.db?.ensureRecipients(messages);
+  const before = await target.db?.countMessages();
+  const cpuBefore = cpuSeconds(target.pid);
+  const mainCpuBefore = mainThreadCpuSeconds(target.pid);
+  const result = await runSmtpSource(binary, {
+    port: target.port,
+    sessions: testCase.sessions,
+    messages,
+    size: testCase.size,
+    keepConnection: testCase.keepConnection,
+    recipient,
+    messageFile: testCase.messageFile,
+  });
+  const cpu = cpuSeconds(target.pid) - cpuBefore;
+  const mainCpu = mainThreadCpuSeconds(target.pid) - mainCpuBefore;
+  if (!result.ok) throw new Error(`smtp-source failed after ${result.seconds.toFixed(1)} s: ${result.stderr}`);
+  const after = await target.db?.countMessages();
+  return {
+    messages,
+    seconds: result.seconds,
+    rate: messages / result.seconds,
+    cpuMsPerMessage: (cpu * 1000) / messages,
+    mainCpuMsPerMessage: (mainCpu * 1000) / messages,
+    stored: before === undefined || after === undefined ? undefined : after - before,
+  };
 }
