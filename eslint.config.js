@@ -67,7 +67,7 @@ export default tseslint.config(
   },
   {
     // Tool entry points (ESLint, vitest and Vite configs, the reporter) must be default exports.
-    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'test/fixtures/*/vitest.config.ts', 'vite.config.ts', 'examples/*/playwright.config.ts'],
+    files: ['test/helpers/summary-reporter.ts', 'eslint.config.js', 'vitest.config.ts', 'vitest.unit.config.ts', 'test/fixtures/*/vitest.config.ts', 'vite.config.ts', 'examples/*/playwright.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

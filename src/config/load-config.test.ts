@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ConfigError, formatConfigProblem, loadConfig } from './load-config.js';
+import { CONFIG_SCHEMA, type Config, type LogLevel } from './schema.js';
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -110,5 +111,30 @@ describe('configuration', () => {
 
   it('reports every bad variable at once', () => {
     expect(problems({ PORT: 'x', SMTP_PORT: 'y' })).toHaveLength(2);
+  });
+
+  it('gives every variable of the schema a key, undefined when optional and unset', () => {
+    const config = loadConfig({});
+    expect(Object.keys(config)).toEqual(CONFIG_SCHEMA.map((entry) => entry.key));
+    const unset = CONFIG_SCHEMA.filter((entry) => entry.defaultText === undefined).map((entry) => entry.key);
+    expect(unset).toEqual(['publicUrl', 'tlsCertFile', 'tlsKeyFile', 'dnsServers', 'webhookAllowedNetworks']);
+    for (const key of unset) expect(config[key]).toBeUndefined();
+  });
+
+  it('reads the log level in any case', () => {
+    expect(loadConfig({ LOG_LEVEL: ' DEBUG ' }).logLevel).toBe('debug');
+  });
+
+  // Checked by `npm run typecheck`: the type of each key comes from its entry's parser, and
+  // an entry without a default adds undefined.
+  it('derives the Config type from the schema', () => {
+    expectTypeOf<Config['port']>().toEqualTypeOf<number>();
+    expectTypeOf<Config['domains']>().toEqualTypeOf<string[]>();
+    expectTypeOf<Config['rateLimits']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Config['logLevel']>().toEqualTypeOf<LogLevel>();
+    expectTypeOf<LogLevel>().toEqualTypeOf<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>();
+    expectTypeOf<Config['publicUrl']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Config['dnsServers']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf(loadConfig).returns.toEqualTypeOf<Config>();
   });
 });

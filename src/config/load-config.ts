@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CONFIG_SCHEMA, type Config } from './schema.js';
+import { CONFIG_SCHEMA, type Config, type ConfigEntry } from './schema.js';
 
 /** One problem with one variable, as printed at start. */
 export interface ConfigProblem {
@@ -29,24 +29,41 @@ export class ConfigError extends Error {
  * empty string for optional ones) take their defaults. Throws ConfigError listing all problems.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const values: Record<string, unknown> = {};
+  const values: Partial<Config> = {};
   const problems: ConfigProblem[] = [];
-  for (const entry of CONFIG_SCHEMA) {
-    const raw = env[entry.env];
-    // An optional variable set to '' counts as unset (e.g. `PUBLIC_URL=` in a unit file).
-    const text = raw === '' && entry.defaultText === undefined ? undefined : (raw ?? entry.defaultText);
-    if (text === undefined) {
-      values[entry.key] = undefined;
-      continue;
-    }
-    const result = entry.parse(text);
-    if (result.ok) values[entry.key] = result.value;
-    else problems.push({ env: entry.env, value: text, expected: result.expected });
-  }
-  const config = values as unknown as Config;
-  if (problems.length === 0) problems.push(...crossChecks(config));
+  for (const entry of CONFIG_SCHEMA) readVariable(entry, env, values, problems);
+  // Each variable is either read or has a problem: values is incomplete only with problems.
+  if (problems.length > 0 || !isComplete(values)) throw new ConfigError(problems);
+  problems.push(...crossChecks(values));
   if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  return values;
+}
+
+/**
+ * Parses one variable into `values` under its key, or records why it cannot. Generic in the
+ * key, so that only a value of that key's own type can be written under it.
+ */
+function readVariable<K extends keyof Config>(
+  entry: ConfigEntry<K, Config[K]>,
+  env: Record<string, string | undefined>,
+  values: Partial<Config>,
+  problems: ConfigProblem[],
+): void {
+  const raw = env[entry.env];
+  // An optional variable set to '' counts as unset (e.g. `PUBLIC_URL=` in a unit file).
+  const text = raw === '' && entry.defaultText === undefined ? undefined : (raw ?? entry.defaultText);
+  if (text === undefined) {
+    values[entry.key] = undefined;
+    return;
+  }
+  const result = entry.parse(text);
+  if (result.ok) values[entry.key] = result.value;
+  else problems.push({ env: entry.env, value: text, expected: result.expected });
+}
+
+/** True when every variable of the schema was read: a value, or undefined for an unset optional one. */
+function isComplete(values: Partial<Config>): values is Config {
+  return CONFIG_SCHEMA.every((entry) => entry.key in values);
 }
 
 /**

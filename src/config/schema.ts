@@ -1,54 +1,26 @@
 /**
  * The one declaration of every configuration variable: name, type, default, bounds and
- * help text. `loadConfig` reads it, `tempinbox --help` and `docs/configuration.md` print it
- * (scripts/gen-config-docs.ts), and nothing else in the program reads process.env.
+ * help text. The `Config` type is derived from it, `loadConfig` reads it, `tempinbox --help`
+ * and `docs/configuration.md` print it (scripts/gen-config-docs.ts), and nothing else in the
+ * program reads process.env.
  */
 
 import ipaddr from 'ipaddr.js';
 
-/** A parser returns the value or a string saying what was expected. */
-type Parse<T> = (raw: string) => { ok: true; value: T } | { ok: false; expected: string };
+/** What a parser returns: the value, or a phrase saying what was expected instead. */
+type ParseResult<T> = { ok: true; value: T } | { ok: false; expected: string };
 
-/** One variable of the configuration table. */
-export interface ConfigEntry<K extends keyof Config = keyof Config> {
-  env: string;
-  key: K;
-  /** Default as the user would write it; undefined = unset (derived or optional). */
-  defaultText: string | undefined;
-  help: string;
-  parse: Parse<Config[K]>;
-}
+/** A parser of one variable's text. */
+type Parse<T> = (raw: string) => ParseResult<T>;
 
-/** The validated configuration the composition root is built from. */
-export interface Config {
-  port: number;
-  host: string;
-  smtpPort: number;
-  domains: string[];
-  databaseUrl: string;
-  databasePoolSize: number;
-  publicUrl: string | undefined;
-  freeTtlSeconds: number;
-  premiumTtlSeconds: number;
-  premiumMaxInboxes: number;
-  maxMessageBytes: number;
-  freeMaxMessages: number;
-  premiumMaxMessages: number;
-  freeMaxBytes: number;
-  premiumMaxBytes: number;
-  minFreeDiskBytes: number;
-  sweepIntervalSeconds: number;
-  rateLimits: boolean;
-  trustProxy: boolean;
-  tlsCertFile: string | undefined;
-  tlsKeyFile: string | undefined;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  mailAuth: boolean;
-  dnsServers: string[] | undefined;
-  dnsTimeoutMs: number;
-  webhookAllowedNetworks: string[] | undefined;
-  webhookConcurrency: number;
-  webhookRetryBaseSeconds: number;
+/** One variable of the configuration table; `K` is its key in Config, `T` its parsed type. */
+export interface ConfigEntry<K extends string = string, T = unknown> {
+  readonly env: string;
+  readonly key: K;
+  /** Default as the user would write it; undefined = unset (the key's value may be undefined). */
+  readonly defaultText: string | undefined;
+  readonly help: string;
+  readonly parse: Parse<T>;
 }
 
 const integer = (min: number, max: number): Parse<number> => (raw) => {
@@ -83,7 +55,7 @@ const databaseUrl: Parse<string> = (raw) => {
   return { ok: false, expected: 'sqlite:<path>, sqlite::memory: or postgres://user@host:port/db' };
 };
 
-const url: Parse<string | undefined> = (raw) => {
+const url: Parse<string> = (raw) => {
   try {
     const parsed = new URL(raw.trim());
     if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return { ok: true, value: parsed.origin };
@@ -96,15 +68,16 @@ const url: Parse<string | undefined> = (raw) => {
 const text: Parse<string> = (raw) =>
   raw.trim().length > 0 ? { ok: true, value: raw.trim() } : { ok: false, expected: 'a non-empty value' };
 
-const optionalPath: Parse<string | undefined> = (raw) =>
+const filePath: Parse<string> = (raw) =>
   raw.trim().length > 0 ? { ok: true, value: raw.trim() } : { ok: false, expected: 'a file path' };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const logLevel: Parse<Config['logLevel']> = (raw) => {
-  const value = raw.trim().toLowerCase();
-  return (LOG_LEVELS as readonly string[]).includes(value)
-    ? { ok: true, value: value as Config['logLevel'] }
-    : { ok: false, expected: `one of ${LOG_LEVELS.join(', ')}` };
+/** A pino log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const logLevel: Parse<LogLevel> = (raw) => {
+  const word = raw.trim().toLowerCase();
+  const value = LOG_LEVELS.find((level) => level === word);
+  return value !== undefined ? { ok: true, value } : { ok: false, expected: `one of ${LOG_LEVELS.join(', ')}` };
 };
 
 /** An IPv4 address: four decimal octets. */
@@ -122,7 +95,7 @@ function isDnsServer(entry: string): boolean {
   return rest.length === 0 && IPV4.test(host) && (port === undefined || PORT.test(port));
 }
 
-const dnsServers: Parse<string[] | undefined> = (raw) => {
+const dnsServers: Parse<string[]> = (raw) => {
   const list = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
   if (list.length === 0 || !list.every(isDnsServer)) {
     return { ok: false, expected: 'a comma-separated list of resolver IP addresses with optional ports, e.g. 127.0.0.1:5353,[::1]:53' };
@@ -145,7 +118,7 @@ function network(entry: string): string | undefined {
 }
 
 /** Networks a webhook may reach although they are not public; a bare address (no prefix) is refused. */
-const networks: Parse<string[] | undefined> = (raw) => {
+const networks: Parse<string[]> = (raw) => {
   const list = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0).map(network);
   if (list.length > 0 && list.every((entry) => entry !== undefined)) return { ok: true, value: list as string[] };
   return { ok: false, expected: 'a comma-separated list of networks in CIDR notation with the host bits zero, e.g. 10.0.0.0/8,fd00::/8' };
@@ -183,7 +156,7 @@ const MAX_DNS_TIMEOUT_MS = 30_000;
 const MAX_POOL_SIZE = 1000;
 
 /** Every variable, in the order of docs/configuration.md. */
-export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
+export const CONFIG_SCHEMA = [
   { env: 'PORT', key: 'port', defaultText: '8080', help: 'HTTP port (0 = pick a free one)', parse: integer(0, 65535) },
   { env: 'HOST', key: 'host', defaultText: '0.0.0.0', help: 'bind address of both listeners', parse: text },
   { env: 'SMTP_PORT', key: 'smtpPort', defaultText: '2525', help: 'SMTP port (25 in production; 0 = pick a free one)', parse: integer(0, 65535) },
@@ -203,8 +176,8 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'SWEEP_INTERVAL_SECONDS', key: 'sweepIntervalSeconds', defaultText: '60', help: 'how often expired data is deleted', parse: integer(1, 86_400) },
   { env: 'RATE_LIMITS', key: 'rateLimits', defaultText: 'on', help: 'off disables request-rate limits (benchmarks, tests); message caps stay', parse: boolean('on', 'off') },
   { env: 'TRUST_PROXY', key: 'trustProxy', defaultText: 'false', help: 'take the client address from X-Forwarded-For (behind a reverse proxy)', parse: boolean('true', 'false') },
-  { env: 'TLS_CERT_FILE', key: 'tlsCertFile', defaultText: undefined, help: 'PEM certificate (chain) for SMTP STARTTLS; set with TLS_KEY_FILE', parse: optionalPath },
-  { env: 'TLS_KEY_FILE', key: 'tlsKeyFile', defaultText: undefined, help: 'PEM private key for SMTP STARTTLS; set with TLS_CERT_FILE', parse: optionalPath },
+  { env: 'TLS_CERT_FILE', key: 'tlsCertFile', defaultText: undefined, help: 'PEM certificate (chain) for SMTP STARTTLS; set with TLS_KEY_FILE', parse: filePath },
+  { env: 'TLS_KEY_FILE', key: 'tlsKeyFile', defaultText: undefined, help: 'PEM private key for SMTP STARTTLS; set with TLS_CERT_FILE', parse: filePath },
   { env: 'LOG_LEVEL', key: 'logLevel', defaultText: 'info', help: 'pino log level', parse: logLevel },
   { env: 'MAIL_AUTH', key: 'mailAuth', defaultText: 'on', help: 'SPF, DKIM, DMARC and ARC checks of received mail; off skips them (auth is null, no Authentication-Results header)', parse: boolean('on', 'off') },
   { env: 'DNS_SERVERS', key: 'dnsServers', defaultText: undefined, help: 'comma-separated resolver addresses host[:port] (IP addresses) for the sender checks; unset: the system\'s', parse: dnsServers },
@@ -212,4 +185,18 @@ export const CONFIG_SCHEMA: readonly ConfigEntry[] = [
   { env: 'WEBHOOK_ALLOWED_NETWORKS', key: 'webhookAllowedNetworks', defaultText: undefined, help: 'comma-separated CIDRs (IPv4 or IPv6) webhooks may reach although they are not public, e.g. 10.0.0.0/8; unset: public destinations only', parse: networks },
   { env: 'WEBHOOK_CONCURRENCY', key: 'webhookConcurrency', defaultText: '16', help: 'webhook deliveries in flight per node', parse: integer(1, MAX_WEBHOOK_CONCURRENCY) },
   { env: 'WEBHOOK_RETRY_BASE_SECONDS', key: 'webhookRetryBaseSeconds', defaultText: '10', help: 'base of the webhook retry schedule: attempt 2 starts base × 1 s after attempt 1, then base × 6, 30, 180 and 720 s after the previous one (± 10 %)', parse: integer(1, MAX_WEBHOOK_RETRY_BASE_SECONDS) },
-] as ConfigEntry[];
+] as const satisfies readonly ConfigEntry[];
+
+/** One entry of CONFIG_SCHEMA, with its literal key and its parser's type. */
+type SchemaEntry = (typeof CONFIG_SCHEMA)[number];
+
+/** What an entry's parser returns on success. */
+type ParsedValue<E extends SchemaEntry> = E['parse'] extends Parse<infer T> ? T : never;
+
+/**
+ * The validated configuration the composition root is built from: one key per entry, of its
+ * parser's type, or undefined as well when the entry has no default.
+ */
+export type Config = {
+  [E in SchemaEntry as E['key']]: E['defaultText'] extends string ? ParsedValue<E> : ParsedValue<E> | undefined;
+};

@@ -1,15 +1,9 @@
-import Database from 'better-sqlite3';
 import Fastify, { type RouteOptions } from 'fastify';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import { describe, expect, it } from 'vitest';
 import { rejectCrossSite } from '../../src/http/cross-site-guard.js';
 import type { HttpDeps } from '../../src/http/http-deps.js';
 import { registerRoutes } from '../../src/http/routes.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { sharedTestApp } from '../helpers/build-test-app.js';
 
 /**
  * The Fetch Metadata guard on every state-changing route (docs/api.md "Session cookie"), through
@@ -26,40 +20,30 @@ function cookieOf(setCookie: string | string[] | undefined): string {
 }
 
 describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () => {
-  let app: App;
-  let db: Database.Database;
-  const dir = mkdtempSync(join(tmpdir(), 'tempinbox-csrf-'));
-  const file = join(dir, 'tempinbox.db');
+  // One app for the block: every test makes its own victim, and counts rows before and after.
+  const shared = sharedTestApp({ store: 'sqlite' });
 
-  beforeAll(async () => {
-    app = await createApp(
-      loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off', DATABASE_URL: `sqlite:${file}` }),
-      { logger: createLogger('silent') },
-    );
-    await app.start();
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  });
-  afterAll(async () => {
-    db?.close();
-    await app?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  /** The app over a real SQLite file, with row counts read from the file. */
+  function guardedApp() {
+    const { app, sqlite } = shared();
+    const count = (table: string): number => (sqlite().prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const rows = (sql: string): unknown[] => sqlite().prepare(sql).all();
 
-  const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  const rows = (sql: string): unknown[] => db.prepare(sql).all();
+    /** A premium session with one inbox holding one message: everything a forged request could harm. */
+    async function victim(): Promise<{ cookie: string; username: string; messageId: string; key: string }> {
+      const [key = ''] = await app.licenses.mint({ count: 1, days: 30, maxSessions: 5 });
+      const created = await app.http.inject({ method: 'GET', url: '/api/create' });
+      expect(created.statusCode).toBe(200);
+      const cookie = cookieOf(created.headers['set-cookie']);
+      const username = created.json<{ username: string }>().username;
+      const redeemed = await app.http.inject({ method: 'POST', url: '/api/premium/redeem', headers: { cookie }, payload: { key } });
+      expect(redeemed.statusCode).toBe(200);
+      const recipient = await app.delivery.acceptRecipient(`${username}@tempinbox.test`, 0);
+      const delivered = await app.delivery.deliver('sender@example.org', [recipient], Buffer.from('Subject: hi\r\n\r\nhello\r\n'));
+      return { cookie, username, messageId: delivered.messageIds[0] ?? '', key };
+    }
 
-  /** A premium session with one inbox holding one message: everything a forged request could harm. */
-  async function victim(): Promise<{ cookie: string; username: string; messageId: string; key: string }> {
-    const [key = ''] = await app.licenses.mint({ count: 1, days: 30, maxSessions: 5 });
-    const created = await app.http.inject({ method: 'GET', url: '/api/create' });
-    expect(created.statusCode).toBe(200);
-    const cookie = cookieOf(created.headers['set-cookie']);
-    const username = created.json<{ username: string }>().username;
-    const redeemed = await app.http.inject({ method: 'POST', url: '/api/premium/redeem', headers: { cookie }, payload: { key } });
-    expect(redeemed.statusCode).toBe(200);
-    const recipient = await app.delivery.acceptRecipient(`${username}@tempinbox.test`, 0);
-    const delivered = await app.delivery.deliver('sender@example.org', [recipient], Buffer.from('Subject: hi\r\n\r\nhello\r\n'));
-    return { cookie, username, messageId: delivered.messageIds[0] ?? '', key };
+    return { app, count, rows, victim };
   }
 
   /** Every state-changing route of the table, as a forged request would send it. */
@@ -76,6 +60,7 @@ describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () 
   it.each(['cross-site', 'same-site', 'Cross-Site', 'something-new'])(
     'Sec-Fetch-Site: %s → 403 cross_site_request on every state-changing route; nothing stored, no cookie set',
     async (site) => {
+      const { app, count, victim } = guardedApp();
       const v = await victim();
       const before = { sessions: count('sessions'), inboxes: count('inboxes'), messages: count('messages') };
       for (const forged of forgeries(v)) {
@@ -112,6 +97,7 @@ describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () 
   ])(
     'Sec-Fetch-Site: %s with Sec-Fetch-Mode: %s (a link, a form, a typed URL, an image) → 403 on every state-changing route; nothing stored',
     async (site, mode) => {
+      const { app, count, rows, victim } = guardedApp();
       const v = await victim();
       const before = { sessions: count('sessions'), inboxes: count('inboxes'), messages: count('messages') };
       for (const forged of forgeries(v)) {
@@ -131,6 +117,7 @@ describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () 
   );
 
   it('leaves reads alone when navigated to: a link to a message, its .eml or the OpenAPI document works', async () => {
+    const { app, victim } = guardedApp();
     const v = await victim();
     const headers = { cookie: v.cookie, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' };
     expect((await app.http.inject({ method: 'GET', url: `/api/messages/${v.messageId}/raw`, headers })).statusCode).toBe(200);
@@ -146,6 +133,7 @@ describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () 
     ['same-origin', 'same-origin'],
     [undefined, 'cors'],
   ])('Sec-Fetch-Site: %s, Sec-Fetch-Mode: %s (the web app\'s fetch, curl) → every state-changing route works as before', async (site, mode) => {
+    const { app, victim } = guardedApp();
     const v = await victim();
     const headers = { cookie: v.cookie, ...(site === undefined ? {} : { 'sec-fetch-site': site }), ...(mode === undefined ? {} : { 'sec-fetch-mode': mode }) };
     const name = `name${Math.random().toString(36).slice(2, 10)}`;
@@ -165,6 +153,7 @@ describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () 
   });
 
   it('leaves reads alone: a cross-site read is answered as usual (the Strict cookie is not sent with it anyway)', async () => {
+    const { app, victim } = guardedApp();
     const v = await victim();
     const headers = { cookie: v.cookie, 'sec-fetch-site': 'cross-site' };
     expect((await app.http.inject({ method: 'GET', url: '/api/domains', headers })).statusCode).toBe(200);
@@ -174,6 +163,7 @@ describe('Sec-Fetch-Site and Sec-Fetch-Mode guard on state-changing routes', () 
   });
 
   it('sets the session cookie SameSite=Strict', async () => {
+    const { app } = guardedApp();
     const created = await app.http.inject({ method: 'GET', url: '/api/create' });
     const line = String(created.headers['set-cookie']);
     expect(line).toContain('SameSite=Strict');

@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
 import { StoreFailureError, StoreFullError, StoreUnavailableError, type MailStore } from '../../src/ports/mail-store.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
+import { buildTestApp } from '../helpers/build-test-app.js';
 
 /**
  * A store whose backend can be "unplugged": every call fails with StoreUnavailableError
@@ -30,18 +29,9 @@ function unpluggableStore(failure: () => Error = () => new StoreUnavailableError
 }
 
 describe('database outage over HTTP', () => {
-  let app: App | undefined;
-  afterEach(async () => {
-    await app?.stop();
-  });
-
   it('answers 503 unavailable and a failing /readyz, then recovers by itself', async () => {
     const { store, setDown } = unpluggableStore();
-    app = await createApp(loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off' }), {
-      store,
-      logger: createLogger('silent'),
-    });
-    await app.start();
+    const { app } = await buildTestApp({ store });
     const created = await app.http.inject({ method: 'GET', url: '/api/create' });
     expect(created.statusCode).toBe(200);
     const cookie = created.headers['set-cookie'];
@@ -73,11 +63,7 @@ describe('database outage over HTTP', () => {
         done();
       },
     });
-    app = await createApp(loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off' }), {
-      store,
-      logger: createLogger('info', sink),
-    });
-    await app.start();
+    const { app } = await buildTestApp({ store, overrides: { logger: createLogger('info', sink) } });
     const created = await app.http.inject({ method: 'GET', url: '/api/create' });
     const cookie = String(created.headers['set-cookie']).split(';')[0] ?? '';
 

@@ -1,8 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from '../helpers/build-test-app.js';
 
 const RAW_WITH_ATTACHMENT = [
   'From: Sender <sender@example.org>',
@@ -28,36 +25,16 @@ const RAW_WITH_ATTACHMENT = [
 const MISSING_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 describe('not-found answers that tell nothing', () => {
-  let app: App | undefined;
-  afterEach(async () => {
-    await app?.stop();
-  });
-
-  async function started(): Promise<App> {
-    app = await createApp(loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'off' }), {
-      store: new MemoryMailStore(),
-      logger: createLogger('silent'),
-    });
-    await app.start();
-    return app;
-  }
-
-  async function session(target: App): Promise<{ cookie: string; email: string }> {
-    const created = await target.http.inject({ method: 'GET', url: '/api/create' });
-    expect(created.statusCode).toBe(200);
-    return { cookie: String(created.headers['set-cookie']).split(';')[0] ?? '', email: created.json<{ email: string }>().email };
-  }
-
   it('the attachment route answers one and the same 404 for a missing message, a foreign one and a missing attachment', async () => {
-    const target = await started();
-    const owner = await session(target);
-    const stranger = await session(target);
-    const recipient = await target.delivery.acceptRecipient(owner.email, 0);
-    const { messageIds } = await target.delivery.deliver('sender@example.org', [recipient], new TextEncoder().encode(RAW_WITH_ATTACHMENT));
+    const { app, newInbox } = await buildTestApp();
+    const owner = await newInbox();
+    const stranger = await newInbox();
+    const recipient = await app.delivery.acceptRecipient(owner.email, 0);
+    const { messageIds } = await app.delivery.deliver('sender@example.org', [recipient], new TextEncoder().encode(RAW_WITH_ATTACHMENT));
     const messageId = messageIds[0] ?? '';
-    const detail = await target.http.inject({ method: 'GET', url: `/api/messages/${messageId}`, headers: { cookie: owner.cookie } });
+    const detail = await app.http.inject({ method: 'GET', url: `/api/messages/${messageId}`, headers: { cookie: owner.cookie } });
     const attachmentId = detail.json<{ attachments: Array<{ id: string }> }>().attachments[0]?.id ?? '';
-    const get = (cookie: string, url: string) => target.http.inject({ method: 'GET', url, headers: { cookie } });
+    const get = (cookie: string, url: string) => app.http.inject({ method: 'GET', url, headers: { cookie } });
 
     // The owner downloads it: the ids are right.
     expect((await get(owner.cookie, `/api/messages/${messageId}/attachments/${attachmentId}`)).statusCode).toBe(200);
@@ -76,18 +53,18 @@ describe('not-found answers that tell nothing', () => {
   });
 
   it('a path that only resembles a route is 404, not 405 (the . of /api/openapi.json is literal)', async () => {
-    const target = await started();
+    const { app } = await buildTestApp();
     for (const url of ['/api/openapiXjson', '/api/openapi-json']) {
-      const answer = await target.http.inject({ method: 'GET', url });
+      const answer = await app.http.inject({ method: 'GET', url });
       expect(answer.statusCode, url).toBe(404);
       expect(answer.json().error.code).toBe('not_found');
       expect(answer.headers.allow).toBeUndefined();
     }
     // The real routes still get their 405 with Allow.
-    const wrongMethod = await target.http.inject({ method: 'POST', url: '/api/openapi.json' });
+    const wrongMethod = await app.http.inject({ method: 'POST', url: '/api/openapi.json' });
     expect(wrongMethod.statusCode).toBe(405);
     expect(wrongMethod.headers.allow).toContain('GET');
-    const wrongOnParam = await target.http.inject({ method: 'PUT', url: `/api/messages/${MISSING_ID}` });
+    const wrongOnParam = await app.http.inject({ method: 'PUT', url: `/api/messages/${MISSING_ID}` });
     expect(wrongOnParam.statusCode).toBe(405);
     expect(wrongOnParam.headers.allow).toContain('DELETE');
   });

@@ -1,46 +1,23 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import { describe, expect, it } from 'vitest';
 import { FAILED_REDEEM_PER_ADDRESS } from '../../src/domain/fair-use.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { buildTestApp } from '../helpers/build-test-app.js';
 
 /**
  * A redeem refused by the failed-redeem lockout stores nothing: no session row, no Set-Cookie
  * (docs/api.md "Premium licenses"). Counted in the real SQLite file.
  */
 describe('redeem refused by the failed-redeem lockout', () => {
-  let app: App;
-  let db: Database.Database;
-  const dir = mkdtempSync(join(tmpdir(), 'tempinbox-lockout-'));
-  const file = join(dir, 'tempinbox.db');
   /** Refused calls made after the lockout: each used to store a 30-day session. */
   const REFUSED_CALLS = 100;
   const attacker = '203.0.113.7';
   const badKey = { key: 'TI-AAAAAAAA-AAAAAAAA-AAAAAAAA-AAAAAAAA' };
 
-  beforeAll(async () => {
-    app = await createApp(
-      loadConfig({ PORT: '0', SMTP_PORT: '0', HOST: '127.0.0.1', RATE_LIMITS: 'on', DATABASE_URL: `sqlite:${file}` }),
-      { logger: createLogger('silent') },
-    );
-    await app.start();
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  });
-  afterAll(async () => {
-    db?.close();
-    await app?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const sessionRows = (): number => (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
-  const redeem = (payload: object, remoteAddress: string, cookie?: string) =>
-    app.http.inject({ method: 'POST', url: '/api/premium/redeem', payload, remoteAddress, headers: cookie === undefined ? {} : { cookie } });
-
   it('makes no session and sets no cookie, with or without a cookie, while a good key from elsewhere still works', async () => {
+    const { app, sqlite } = await buildTestApp({ store: 'sqlite', env: { RATE_LIMITS: 'on' } });
+    const sessionRows = (): number => (sqlite().prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+    const redeem = (payload: object, remoteAddress: string, cookie?: string) =>
+      app.http.inject({ method: 'POST', url: '/api/premium/redeem', payload, remoteAddress, headers: cookie === undefined ? {} : { cookie } });
+
     // Spend the budget: each failed cookie-less redeem makes a session (docs/api.md decision 4).
     let lastCookie = '';
     for (let i = 0; i < FAILED_REDEEM_PER_ADDRESS.points; i += 1) {

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startLoopbackDnsServer, type LoopbackDnsServer } from '../../support/loopback-dns-server.js';
-import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startLoopbackDnsServer } from '../../support/loopback-dns-server.js';
+import { buildTestApp } from '../helpers/build-test-app.js';
+import { postgresAvailable } from '../helpers/postgres-test-database.js';
 import { sendRawSmtp } from '../helpers/send-raw-smtp.js';
 import { splitTrace } from '../helpers/trace-headers.js';
 
@@ -34,49 +29,18 @@ function binaryMessage(to: string): Buffer {
 }
 
 const postgres = await postgresAvailable('stored bytes on PostgreSQL');
-const stores: Array<{ name: string; skip: boolean }> = [
-  { name: 'SQLite', skip: false },
-  { name: 'PostgreSQL', skip: !postgres },
+const stores: Array<{ name: string; store: 'sqlite' | 'postgres'; skip: boolean }> = [
+  { name: 'SQLite', store: 'sqlite', skip: false },
+  { name: 'PostgreSQL', store: 'postgres', skip: !postgres },
 ];
 
-describe.each(stores)('stored raw bytes on $name', ({ name, skip }) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tempinbox-stored-bytes-'));
-  let dns: LoopbackDnsServer;
-  let database: TestDatabase | undefined;
-  let app: Awaited<ReturnType<typeof createApp>> | undefined;
-
-  beforeAll(async () => {
-    if (skip) return;
-    // No records: the checks run (and write their header) and find nothing, at once.
-    dns = await startLoopbackDnsServer({});
-    database = name === 'PostgreSQL' ? await createTestDatabase() : undefined;
-    app = await createApp(
-      loadConfig({
-        PORT: '0',
-        SMTP_PORT: '0',
-        HOST: '127.0.0.1',
-        RATE_LIMITS: 'off',
-        MAIL_AUTH: 'on',
-        DNS_SERVERS: dns.address,
-        DOMAINS: SERVER,
-        DATABASE_URL: database?.url ?? `sqlite:${join(dir, 'db.sqlite')}`,
-      }),
-      { logger: createLogger('silent') },
-    );
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await dns?.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
+describe.each(stores)('stored raw bytes on $name', ({ store, skip }) => {
   it.skipIf(skip)('are the trace lines, the Authentication-Results header and the received bytes, exactly', async () => {
-    if (app === undefined) throw new Error('no app');
-    const { smtpPort } = await app.start();
-    const created = await app.http.inject({ method: 'GET', url: '/api/create' });
-    const cookie = String(created.headers['set-cookie']).split(';')[0] ?? '';
-    const email = created.json().email as string;
+    // No records: the checks run (and write their header) and find nothing, at once.
+    const dns = await startLoopbackDnsServer({});
+    onTestFinished(() => dns.close());
+    const { app, smtpPort, newInbox } = await buildTestApp({ store, env: { MAIL_AUTH: 'on', DNS_SERVERS: dns.address, DOMAINS: SERVER } });
+    const { cookie, email } = await newInbox();
     const sent = binaryMessage(email);
     expect(sent.byteLength).toBeGreaterThan(64 * 1024);
     expect(await sendRawSmtp(smtpPort, 'sender@example.org', email, sent, { helo: 'client.example' })).toMatch(/^250 /);
