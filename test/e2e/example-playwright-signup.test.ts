@@ -1,29 +1,21 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killGroup, spawnTestChild } from '../helpers/child-processes.js';
+import { toolAvailable, toolPath } from '../helpers/external-tools.js';
 import { startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.js';
 
 /**
  * The example users copy (examples/playwright-signup): its own Playwright test, run as its
- * README says (`playwright test`), against a started tempinbox server and Debian's Chromium.
+ * README says (`playwright test`), against a started tempinbox server and the machine's Chromium
+ * (the first `chromium` on PATH that runs, as for the browser tests).
  */
 const EXAMPLE = resolve(import.meta.dirname, '../../examples/playwright-signup');
 const PLAYWRIGHT = resolve(import.meta.dirname, '../../node_modules/@playwright/test/cli.js');
-const CHROMIUM = '/usr/bin/chromium';
 /** Browser start, the app, one sign-up and its mail: well under a minute even on a loaded machine. */
 const RUN_TIMEOUT_MS = 120_000;
-
-/** Whether Chromium is there; in CI (TEMPINBOX_REQUIRE_TOOLS=1) its absence fails the file. */
-function chromiumAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  const message = `Example Playwright test skipped: ${CHROMIUM} not found (apt-get install chromium).`;
-  if (process.env.TEMPINBOX_REQUIRE_TOOLS === '1') throw new Error(`${message.replace('skipped', 'FAILED')} TEMPINBOX_REQUIRE_TOOLS=1 requires it.`);
-  console.warn(message);
-  return false;
-}
 
 /** A free loopback port for the example app (Playwright's webServer needs a known URL). */
 async function freePort(): Promise<number> {
@@ -35,7 +27,7 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-const available = chromiumAvailable();
+const available = toolAvailable('chromium', 'examples/playwright-signup: its Playwright test');
 
 describe.skipIf(!available)('examples/playwright-signup', () => {
   let server: ServerProcess;
@@ -53,20 +45,22 @@ describe.skipIf(!available)('examples/playwright-signup', () => {
 
   it('signs up in Chromium with the code read by waitForCode', async () => {
     const env = {
-      PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
       TEMPINBOX_URL: server.baseUrl,
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(server.smtpPort),
       APP_PORT: String(await freePort()),
       PLAYWRIGHT_OUTPUT_DIR: output,
+      // The chromium that passed the check (playwright.config.ts reads it).
+      CHROMIUM_PATH: toolPath('chromium'),
       CI: '1',
     };
-    const child = spawn(process.execPath, [PLAYWRIGHT, 'test'], { cwd: EXAMPLE, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: the browser and the example app that Playwright starts go with it.
+    const child = spawnTestChild(process.execPath, [PLAYWRIGHT, 'test'], { cwd: EXAMPLE, env });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    const timer = setTimeout(() => killGroup(child), RUN_TIMEOUT_MS);
     const code = await new Promise<number | null>((done) => child.once('close', done));
     clearTimeout(timer);
     expect(code, out).toBe(0);

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { childEnv } from '../helpers/child-processes.js';
 import { MAIN } from '../helpers/server-process.js';
 
 /**
@@ -26,7 +27,8 @@ describe('start on an unsupported Node.js', () => {
   it.skipIf(oldNode === undefined)('exits 1 at once with one line naming the version needed, no stack trace', () => {
     const started = Date.now();
     const result = spawnSync(oldNode ?? 'node', [MAIN, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', SMTP_PORT: '0', DATABASE_URL: 'sqlite::memory:' },
+      // childEnv: marked as this run's, so a start that wrongly went on to serve is caught at the end.
+      env: childEnv({ PORT: '0', SMTP_PORT: '0', DATABASE_URL: 'sqlite::memory:' }),
       encoding: 'utf8',
       timeout: 15_000,
     });

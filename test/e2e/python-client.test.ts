@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killGroup, spawnTestChild } from '../helpers/child-processes.js';
+import { toolAvailable, toolPath } from '../helpers/external-tools.js';
 
 /**
  * The Python client's own suite (clients/python/tests, standard-library unittest) run with the
@@ -13,9 +14,6 @@ import { afterAll, describe, expect, it } from 'vitest';
  */
 
 const PACKAGE_DIR = resolve(import.meta.dirname, '../../clients/python');
-const PYTHON = process.env.TEMPINBOX_PYTHON ?? 'python3';
-/** In CI a missing tool fails the run instead of skipping (.ci/run sets it). */
-const TOOLS_REQUIRED = process.env.TEMPINBOX_REQUIRE_TOOLS === '1';
 /** The suite's tests as written; fewer ran means discovery lost some. */
 const MIN_PYTHON_TESTS = 49;
 /** The slowest module takes ~20 s on a quiet machine; the rest is room for a loaded one. */
@@ -24,67 +22,68 @@ const MODULE_TIMEOUT_MS = 180_000;
 const MODULE_KILL_MS = MODULE_TIMEOUT_MS - 10_000;
 /** Output kept for a failure's message: the unittest report is at the end. */
 const OUTPUT_KEPT_CHARS = 200_000;
+/**
+ * What a module needs of this process's environment besides PATH and the run marker: HOME and
+ * TMPDIR for pip and tempfile, and TEMPINBOX_REQUIRE_TOOLS, which turns the suite's own skips
+ * (no pip, no venv module) into failures in CI.
+ */
+const PASSED_ON = ['HOME', 'TMPDIR', 'TEMPINBOX_REQUIRE_TOOLS'] as const;
 
-function pythonVersion(): string | null {
-  const probe = spawnSync(PYTHON, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8', timeout: 30_000 });
-  if (probe.status !== 0) return null;
-  const version = probe.stdout.trim();
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major === 3 && minor >= 9 ? version : null;
-}
-
-const version = pythonVersion();
-if (version === null) {
-  const message = `Python client tests skipped: no ${PYTHON} 3.9 or later on PATH (set TEMPINBOX_PYTHON to use another).`;
-  if (TOOLS_REQUIRED) throw new Error(`${message.replace('skipped', 'FAILED')} TEMPINBOX_REQUIRE_TOOLS=1 requires them.`);
-  console.warn(message);
-}
+const hasPython = toolAvailable('python3', 'the Python client: clients/python/tests');
+/** The python3 that passed the check, by its absolute path: the modules run with that one. */
+const PYTHON = hasPython ? toolPath('python3') : 'python3';
 
 const modules = readdirSync(resolve(PACKAGE_DIR, 'tests'))
   .filter((name) => /^test_\w+\.py$/.test(name))
   .map((name) => name.slice(0, -'.py'.length))
   .sort();
 
-/** Signals a process group, which may be gone already. */
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+/** The module's environment: what it needs of ours, the Node that starts its servers, no bytecode left in the checkout. */
+function moduleEnv(): Record<string, string> {
+  const env: Record<string, string> = { TEMPINBOX_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: '1' };
+  for (const name of PASSED_ON) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** Signals what is left of a module's process group once the module itself has exited; it may be gone already. */
+function killLeftInGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
-    process.kill(-pid, signal);
+    process.kill(-pid, 'SIGKILL');
   } catch {
     // ESRCH: nothing of the group is left.
   }
 }
 
 /**
- * Runs one test module in a process group of its own, so that the servers and tools it starts
- * go with it: killed past MODULE_KILL_MS, and whatever it left running is killed at its end.
+ * Runs one test module in a process group of its own (spawnTestChild: marked with this run's
+ * id, stopped at the file's end), so that the servers and tools it starts go with it: killed
+ * past MODULE_KILL_MS, and whatever it left running is killed at its end.
  */
 function runModule(module: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(PYTHON, ['-m', 'unittest', '-v', `tests.${module}`], {
-      cwd: PACKAGE_DIR,
-      detached: true,
-      // The Node running this file starts the server; no bytecode left in the checkout.
-      env: { ...process.env, TEMPINBOX_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnTestChild(PYTHON, ['-m', 'unittest', '-v', `tests.${module}`], { cwd: PACKAGE_DIR, env: moduleEnv() });
     let output = '';
     const keep = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_KEPT_CHARS));
     child.stdout.setEncoding('utf8').on('data', keep);
     child.stderr.setEncoding('utf8').on('data', keep);
     const timer = setTimeout(() => {
       keep(`\n[killed after ${MODULE_KILL_MS} ms]\n`);
-      killGroup(child.pid, 'SIGKILL');
+      killGroup(child);
     }, MODULE_KILL_MS);
     child.once('close', (code) => {
       clearTimeout(timer);
-      killGroup(child.pid, 'SIGKILL');
+      // The group's id stays taken while any member lives, so this reaches only what the module left.
+      killLeftInGroup(child.pid);
       done({ code, output });
     });
   });
 }
 
-describe.skipIf(version === null)(`the Python client (clients/python) on Python ${version ?? '-'}`, () => {
+describe.skipIf(!hasPython)(`the Python client (clients/python) with ${PYTHON}`, () => {
   let ranInAll = 0;
   let skippedInAll = 0;
   let modulesRun = 0;

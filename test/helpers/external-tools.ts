@@ -1,15 +1,28 @@
 import { spawnSync } from 'node:child_process';
 import { delimiter, isAbsolute, join } from 'node:path';
 
+/** How a tool is checked: the command that proves it runs, the oldest version that will do, and how to get it. */
+interface ToolSpec {
+  /** Arguments of the version command; it must exit 0. */
+  args: readonly string[];
+  /** The oldest [major, minor] that will do, read from the version answer's first `N.N`; none: any. */
+  minVersion?: readonly [number, number];
+  /** The Debian command that installs it (.ci/run installs the same packages). */
+  install: string;
+}
+
 /**
  * The programs outside npm that some test files need, the command that proves each one runs,
- * and the Debian package that provides it (.ci/run installs them all).
+ * and the Debian packages that provide it (.ci/run installs them all).
  */
 export const EXTERNAL_TOOLS = {
   chromium: { args: ['--version'], install: 'sudo apt-get install chromium' },
   swaks: { args: ['--version'], install: 'sudo apt-get install swaks' },
   openssl: { args: ['version'], install: 'sudo apt-get install openssl' },
-} as const;
+  // The Python client supports 3.9 and later (clients/python/pyproject.toml); its install test
+  // builds a wheel with pip and installs it into a fresh venv, hence Debian's venv and pip.
+  python3: { args: ['--version'], minVersion: [3, 9], install: 'sudo apt-get install python3 python3-venv python3-pip' },
+} as const satisfies Record<string, ToolSpec>;
 
 /** The name of an external tool, which is also the command looked up on PATH. */
 export type ToolName = keyof typeof EXTERNAL_TOOLS;
@@ -29,11 +42,12 @@ export type ToolProbe = { path: string; version: string } | { missing: string };
 
 /**
  * Finds a tool the way a shell would, by running it: the first PATH entry holding the command
- * decides, and it counts only when its version command exits 0. A file that exists but does not
- * run (a broken install, a placeholder) is as missing as no file at all.
+ * decides, and it counts only when its version command exits 0 (and, for a tool with a
+ * minVersion, answers that version or a later one). A file that exists but does not run (a
+ * broken install, a placeholder) is as missing as no file at all, and so is one too old.
  */
 export function probeTool(name: ToolName, searchPath = process.env.PATH ?? ''): ToolProbe {
-  const { args } = EXTERNAL_TOOLS[name];
+  const { args, minVersion }: ToolSpec = EXTERNAL_TOOLS[name];
   const shown = `\`${[name, ...args].join(' ')}\``;
   // Empty and relative entries would make the answer depend on the working folder.
   for (const dir of searchPath.split(delimiter).filter((entry) => isAbsolute(entry))) {
@@ -43,9 +57,21 @@ export function probeTool(name: ToolName, searchPath = process.env.PATH ?? ''): 
     if (code !== undefined && NOT_HERE.has(code)) continue;
     if (result.error !== undefined) return { missing: `${shown} failed (${candidate}): ${result.error.message}` };
     if (result.status !== 0) return { missing: `${shown} exited with ${result.status ?? result.signal} (${candidate})` };
-    return { path: candidate, version: result.stdout.trim().split('\n')[0] ?? '' };
+    // Python before 3.4 answered --version on stderr.
+    const version = (result.stdout.trim() || result.stderr.trim()).split('\n')[0] ?? '';
+    if (minVersion !== undefined && !meets(version, minVersion)) return { missing: `${shown} answered "${version}" (${candidate}): ${minVersion.join('.')} or later is needed` };
+    return { path: candidate, version };
   }
   return { missing: `${name} is not on PATH` };
+}
+
+/** Whether the first `major.minor` in a version answer is `min` or later, compared as numbers (3.10 is after 3.9). */
+function meets(answer: string, [minMajor, minMinor]: readonly [number, number]): boolean {
+  const match = /(\d+)\.(\d+)/.exec(answer);
+  if (match === null) return false;
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  return major > minMajor || (major === minMajor && minor >= minMinor);
 }
 
 /**

@@ -56,6 +56,21 @@ describe('external tools are found by running them', () => {
     expect(probeTool('openssl', join(dir, 'good'))).toEqual({ missing: 'openssl is not on PATH' });
     expect(probeTool('chromium', '')).toEqual({ missing: 'chromium is not on PATH' });
   });
+
+  it('counts a tool with a minimum version only when the version it answers meets it', () => {
+    for (const [folder, answer] of [['3.9', 'Python 3.9.0'], ['3.10', 'Python 3.10.12'], ['3.8', 'Python 3.8.10'], ['2.7', 'Python 2.7.18'], ['odd', 'no version here']]) {
+      writeScript(join(dir, `python-${folder}`), 'python3', `echo "${answer}"`);
+    }
+    // 3.10 is later than 3.9: the parts compare as numbers, not as text.
+    expect(probeTool('python3', join(dir, 'python-3.9'))).toEqual({ path: join(dir, 'python-3.9', 'python3'), version: 'Python 3.9.0' });
+    expect(probeTool('python3', join(dir, 'python-3.10'))).toEqual({ path: join(dir, 'python-3.10', 'python3'), version: 'Python 3.10.12' });
+    for (const [folder, answer] of [['3.8', 'Python 3.8.10'], ['2.7', 'Python 2.7.18'], ['odd', 'no version here']]) {
+      const path = join(dir, `python-${folder}`, 'python3');
+      expect(probeTool('python3', join(dir, `python-${folder}`))).toEqual({ missing: `\`python3 --version\` answered "${answer}" (${path}): 3.9 or later is needed` });
+    }
+    // The first python3 on PATH decides, as a shell's search does: a newer one further on does not count.
+    expect(probeTool('python3', [join(dir, 'python-3.8'), join(dir, 'python-3.10')].join(delimiter))).toMatchObject({ missing: expect.stringContaining('Python 3.8.10') });
+  });
 });
 
 describe('a run without the external tools', { timeout: FIXTURE_RUN_MS + 5_000 }, () => {

@@ -32,6 +32,9 @@ STOP_TIMEOUT = 15.0
 #: Log lines kept for a failure's message: the last ones tell what went wrong.
 LOG_LINES_KEPT = 200
 
+#: Set by the Node test run that runs these tests; every process it starts carries it.
+RUN_MARKER = "TEMPINBOX_TEST_RUN"
+
 #: 1 in CI: a tool these tests need that is missing fails the run instead of skipping it.
 TOOLS_REQUIRED = os.environ.get("TEMPINBOX_REQUIRE_TOOLS") == "1"
 
@@ -62,6 +65,9 @@ class ServerProcess:
             "LOG_LEVEL": "info",
             "MAIL_AUTH": "off",
             "DATABASE_URL": f"sqlite:{os.path.join(self._dir, 'tempinbox.db')}",
+            # The Node test run's marker (test/helpers/child-processes.ts), so that its end-of-run
+            # check finds a server these tests failed to stop.
+            **({RUN_MARKER: os.environ[RUN_MARKER]} if RUN_MARKER in os.environ else {}),
             **(env or {}),
         }
         self.env = full_env

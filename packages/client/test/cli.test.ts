@@ -1,23 +1,23 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killGroup, spawnTestChild } from '../../../test/helpers/child-processes.js';
 import { deliver, startKitServer, type KitServer } from './kit-server.js';
 
 /** The built bin (npm test builds the packages first). */
 const CLI = resolve(import.meta.dirname, '../dist/cli/main.js');
 
-/** Runs the CLI to its end: exit code, stdout, stderr. */
+/** Runs the CLI to its end (in a process group of its own, marked as this run's): exit code, stdout, stderr. */
 function cli(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? tmpdir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTestChild(process.execPath, [CLI, ...args], { env: { HOME: env.HOME ?? tmpdir(), ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const timer = setTimeout(() => killGroup(child), timeoutMs);
   return new Promise((done) =>
     child.once('close', (code) => {
       clearTimeout(timer);

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '../../../test/helpers/child-processes.js';
 import { deliver, startKitServer, type KitServer } from '../../client/test/kit-server.js';
 
 /** The built bin (npm test builds the packages first). */
@@ -22,13 +23,16 @@ describe('tempinbox-mcp over stdio, driven by the official MCP client', () => {
 
   beforeAll(async () => {
     kit = await startKitServer({ RATE_LIMITS: 'off' });
-    transport = new StdioClientTransport({ command: process.execPath, args: [BIN], env: { PATH: process.env.PATH ?? '', TEMPINBOX_URL: kit.server.baseUrl }, stderr: 'pipe' });
+    // The SDK spawns the server: childEnv gives it this run's marker, so the end-of-run check would see it left.
+    transport = new StdioClientTransport({ command: process.execPath, args: [BIN], env: childEnv({ TEMPINBOX_URL: kit.server.baseUrl }), stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     client = new Client({ name: 'tempinbox-test', version: '1.0.0' });
     await client.connect(transport);
   }, 60_000);
   afterAll(async () => {
     await client?.close();
+    // Closing the client closes its transport; this one covers a connect that failed first.
+    await transport?.close();
     await kit?.close();
   });
 

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, spawnTestChild } from '../../../test/helpers/child-processes.js';
 import { deliver, startKitServer, type KitServer } from '../../client/test/kit-server.js';
 
 const run = promisify(execFile);
@@ -61,7 +62,7 @@ describe('the packed tarballs, installed in an empty folder as a user would', ()
 
   it('runs a user script that imports the library and gets a code', async () => {
     writeFileSync(join(app, 'get-code.mjs'), USER_SCRIPT);
-    const child = spawn(process.execPath, ['get-code.mjs'], { cwd: app, env: { PATH: process.env.PATH ?? '', TEMPINBOX_URL: kit.server.baseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTestChild(process.execPath, ['get-code.mjs'], { cwd: app, env: { TEMPINBOX_URL: kit.server.baseUrl } });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -77,7 +78,7 @@ describe('the packed tarballs, installed in an empty folder as a user would', ()
   }, 30_000);
 
   it('runs tempinbox-client new and code from node_modules/.bin', async () => {
-    const env = { PATH: process.env.PATH ?? '', TEMPINBOX_URL: kit.server.baseUrl, TEMPINBOX_SESSION_FILE: join(work, 'cli-state.json') };
+    const env = childEnv({ TEMPINBOX_URL: kit.server.baseUrl, TEMPINBOX_SESSION_FILE: join(work, 'cli-state.json') });
     const bin = join(app, 'node_modules/.bin/tempinbox-client');
     const { stdout: address } = await run(bin, ['new'], { env });
     await deliver(kit.server.smtpPort, address.trim(), 'cli code', 'Code 424242 for the CLI');
@@ -86,15 +87,18 @@ describe('the packed tarballs, installed in an empty folder as a user would', ()
   }, 30_000);
 
   it('runs tempinbox-mcp from node_modules/.bin for the MCP client', async () => {
-    const transport = new StdioClientTransport({ command: join(app, 'node_modules/.bin/tempinbox-mcp'), env: { PATH: process.env.PATH ?? '', TEMPINBOX_URL: kit.server.baseUrl }, stderr: 'ignore' });
+    // The SDK spawns the server; childEnv gives it this run's marker, and the finally closes it.
+    const transport = new StdioClientTransport({ command: join(app, 'node_modules/.bin/tempinbox-mcp'), env: childEnv({ TEMPINBOX_URL: kit.server.baseUrl }), stderr: 'ignore' });
     const client = new Client({ name: 'packed-test', version: '1.0.0' });
-    await client.connect(transport);
     try {
+      await client.connect(transport);
       expect((await client.listTools()).tools).toHaveLength(7);
       const created = await client.callTool({ name: 'create_inbox', arguments: {} });
       expect(created.structuredContent).toMatchObject({ address: expect.stringMatching(/@tempinbox\.test$/) });
     } finally {
       await client.close();
+      // Also when connect failed before the client took the transport over.
+      await transport.close();
     }
   }, 30_000);
 });
