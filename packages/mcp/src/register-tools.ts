@@ -78,7 +78,7 @@ export function registerTools(server: McpServer, session: Session): void {
         const inbox = await session.client.createInbox({ username, domain });
         session.inboxes.set(inbox.address, inbox);
         session.last = inbox.address;
-        const result = { address: inbox.address, username: inbox.username, expires_at: inbox.expiresAt?.toISOString() ?? '' };
+        const result = { address: inbox.address, username: inbox.username, expires_at: inbox.expiresAt.toISOString() };
         return ok(result, `Created ${inbox.address} (expires ${result.expires_at}).`);
       }),
   );

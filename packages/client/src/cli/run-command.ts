@@ -45,7 +45,7 @@ export async function runCommand(commandLine: CommandLine, env: NodeJS.ProcessEn
       server.current = inbox.address;
       server.inboxes[inbox.address] ??= { returned: [] };
       save();
-      print(inbox.address, { address: inbox.address, username: inbox.username, domain: inbox.domain, expires_at: inbox.expiresAt?.toISOString() });
+      print(inbox.address, { address: inbox.address, username: inbox.username, domain: inbox.domain, expires_at: inbox.expiresAt.toISOString() });
       return;
     }
     case 'domains': {
