@@ -111,6 +111,18 @@ describe('tempinbox-client against the command-line contract', () => {
     expect(raw.stdout).toContain('Subject: by id');
   });
 
+  it('keeps one record of returned messages per inbox, however --inbox writes it', async () => {
+    const fileEnv = { ...env, TEMPINBOX_SESSION_FILE: join(home, 'spelling.json') };
+    const address = (await cli(['new'], fileEnv)).stdout.trim();
+    await deliver(kit.server.smtpPort, address, 'once', 'Your code is 808201');
+    expect(await cli(['code', '--timeout', '10'], fileEnv)).toMatchObject({ code: 0, stdout: '808201\n' });
+    for (const spelling of [address.toUpperCase(), address.split('@')[0] ?? '']) {
+      const again = await cli(['code', '--inbox', spelling, '--timeout', '1'], fileEnv);
+      expect(again.code, spelling).toBe(3);
+      expect(again.stdout).toBe('');
+    }
+  }, 30_000);
+
   it('ends quietly, without a stack trace, when the reader of its output goes away', async () => {
     const fileEnv = { ...env, TEMPINBOX_SESSION_FILE: join(home, 'pipe.json') };
     const address = (await cli(['new'], fileEnv)).stdout.trim();

@@ -69,8 +69,9 @@ export async function runCommand(commandLine: CommandLine, env: NodeJS.ProcessEn
     return;
   }
   if (address === undefined) throw new TempInboxError(0, 'no_inbox', "No inbox yet: run 'tempinbox-client new' first (or pass --inbox ADDRESS).");
-  const remembered = (server.inboxes[address] ??= { returned: [] });
-  const inbox = client.inbox(address, { after: remembered.after, returned: remembered.returned });
+  const known = recordName(server, address);
+  const remembered = (server.inboxes[known] ??= { returned: [] });
+  const inbox = client.inbox(known, { after: remembered.after, returned: remembered.returned });
   const waited = (message: Message) => {
     remembered.returned = inbox.returned;
     save();
@@ -120,6 +121,16 @@ export async function runCommand(commandLine: CommandLine, env: NodeJS.ProcessEn
     default:
       throw new UsageError(`Unknown command '${command ?? ''}'.`);
   }
+}
+
+/**
+ * The state's name for the inbox `address` names. A username is unique across domains and
+ * case-insensitive, so `ALICE@x` and `alice` find the record of `alice@x`: one record of
+ * returned messages per inbox, and no message returned twice.
+ */
+function recordName(server: ServerState, address: string): string {
+  const username = (address.split('@')[0] ?? '').toLowerCase();
+  return Object.keys(server.inboxes).find((name) => (name.split('@')[0] ?? '').toLowerCase() === username) ?? address;
 }
 
 /** The base URL: --url, else TEMPINBOX_URL, else the default; a value that is no http(s) URL is a usage error. */
