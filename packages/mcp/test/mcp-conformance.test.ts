@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv } from '../../../test/helpers/child-processes.js';
+import { childEnv, spawnTestChild, waitForExit } from '../../../test/helpers/child-processes.js';
 import { deliver, startKitServer, type KitServer } from '../../client/test/kit-server.js';
 
 /** The built bin (npm test builds the packages first). */
@@ -43,4 +43,20 @@ describe('tempinbox-mcp: waits follow the library semantics per inbox', () => {
     expect(await call(client, 'create_inbox')).toMatchObject({ address });
     expect(await call(client, 'wait_for_message', { timeout_seconds: 1 })).toEqual({ timed_out: true });
   }, 30_000);
+});
+
+describe('tempinbox-mcp started with a TEMPINBOX_URL that is no URL', () => {
+  it('exits 1 at once with one line on stderr naming the variable, no stack trace', async () => {
+    const child = spawnTestChild(process.execPath, [BIN], { env: { TEMPINBOX_URL: 'not a url' } });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const code = await waitForExit(child, 10_000);
+    if (code === undefined) child.kill('SIGKILL');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^tempinbox-mcp: TEMPINBOX_URL /);
+  });
 });
