@@ -1,13 +1,14 @@
 """The package's PEP 517 build backend, standard library only.
 
-setuptools builds a wheel only with the separate ``wheel`` package before setuptools 70.1, and
-a Python whose setuptools is older and has no ``wheel`` beside it (pyenv's 3.11.7 comes with
-setuptools 65.5 and no ``wheel``) could then not build this package without a package index.
-A pure-Python package needs little: its files in a zip, METADATA, WHEEL and RECORD (the binary
-distribution format, packaging.python.org/specifications/binary-distribution-format/).
+Why it is the package's own and not setuptools, flit_core or hatchling: docs/decisions/
+0033-python-client-build-backend.md of the repository (none of them builds this package with
+no package index on every Python >= 3.9 the machines have). A pure-Python package needs
+little: its files in a zip, METADATA, WHEEL and RECORD (packaging.python.org/specifications/
+binary-distribution-format/), and an sdist with PKG-INFO (source-distribution-format/).
 
-Hooks: build_wheel, build_sdist and build_editable (PEP 660). The output is reproducible:
-fixed timestamps (SOURCE_DATE_EPOCH when set), files in sorted order.
+Hooks: build_wheel, build_sdist and build_editable (PEP 660). Metadata is core metadata 2.2
+with every field static, the same text in the wheel's METADATA and the sdist's PKG-INFO. The
+output is reproducible: fixed timestamps (SOURCE_DATE_EPOCH when set), files in sorted order.
 """
 
 from __future__ import annotations
@@ -73,10 +74,15 @@ def _dist_name(project: Dict[str, Any]) -> str:
     return str(project["name"]).replace("-", "_").replace(".", "_").lower()
 
 
+#: Core metadata version written: 2.2 is the least an sdist's PKG-INFO may have (the source
+#: distribution format), and every field of this package is static (no ``Dynamic``).
+METADATA_VERSION = "2.2"
+
+
 def metadata(project: Dict[str, Any], root: Path = ROOT) -> str:
-    """METADATA (core metadata 2.1) with the README as the long description."""
+    """METADATA / PKG-INFO (core metadata 2.2) with the README as the long description."""
     lines = [
-        "Metadata-Version: 2.1",
+        f"Metadata-Version: {METADATA_VERSION}",
         f"Name: {project['name']}",
         f"Version: {project['version']}",
         f"Summary: {project['description']}",

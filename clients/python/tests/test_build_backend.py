@@ -78,6 +78,34 @@ class BuildBackendTests(unittest.TestCase):
         with zipfile.ZipFile(self.out / "direct" / direct) as wheel:
             self.assertEqual(names_from_sdist, wheel.namelist())
 
+    def test_the_metadata_follows_the_core_metadata_and_sdist_specifications(self) -> None:
+        # packaging.python.org/specifications: core metadata (a header block, then the long
+        # description as the body) and source distribution format ("PKG-INFO … MUST conform to
+        # at least version 2.2 of the metadata specification").
+        import email.parser
+
+        sdist = backend.build_sdist(str(self.out))
+        with tarfile.open(self.out / sdist) as archive:
+            member = archive.extractfile("tempinbox_client-0.1.0/PKG-INFO")
+            assert member is not None
+            pkg_info = member.read().decode("utf-8")
+        wheel_name = backend.build_wheel(str(self.out))
+        with zipfile.ZipFile(self.out / wheel_name) as wheel:
+            metadata = wheel.read("tempinbox_client-0.1.0.dist-info/METADATA").decode("utf-8")
+            wheel_file = wheel.read("tempinbox_client-0.1.0.dist-info/WHEEL").decode("utf-8")
+            self.assertTrue(wheel.namelist()[-1].endswith(".dist-info/RECORD"))
+        for text in (pkg_info, metadata):
+            fields = email.parser.Parser().parsestr(text)
+            major, minor = (int(part) for part in fields["Metadata-Version"].split("."))
+            self.assertGreaterEqual((major, minor), (2, 2))
+            self.assertEqual((fields["Name"], fields["Version"], fields["Requires-Python"]), ("tempinbox-client", "0.1.0", ">=3.9"))
+            self.assertEqual(fields["Description-Content-Type"], "text/markdown")
+            self.assertTrue(fields.get_payload().startswith("# tempinbox-client\n"))
+            self.assertIsNone(fields["Dynamic"])  # every field is static, so an sdist's wheel has the same
+        self.assertEqual(pkg_info, metadata)
+        wheel_fields = email.parser.Parser().parsestr(wheel_file)
+        self.assertEqual((wheel_fields["Wheel-Version"], wheel_fields["Root-Is-Purelib"], wheel_fields["Tag"]), ("1.0", "true", "py3-none-any"))
+
     def test_the_editable_wheel_points_at_the_checkout(self) -> None:
         editable = backend.build_editable(str(self.out))
         with zipfile.ZipFile(self.out / editable) as wheel:

@@ -1,15 +1,30 @@
 import type { DomainsResponse, InboxResponse, Limits, RedeemResponse, SessionResponse } from './api-types.js';
+import { TempInboxError } from './errors.js';
 import { Inbox } from './inbox.js';
 import { Transport } from './transport.js';
 
 /** Where a client talks to, and as whom. */
 export interface ClientOptions {
-  /** Default: `TEMPINBOX_URL` where there is a process environment, else http://localhost:8080. */
+  /**
+   * An absolute http(s) URL (a TypeError at construction otherwise). Default: `TEMPINBOX_URL`
+   * where there is a process environment, else http://localhost:8080.
+   */
   baseUrl?: string;
   /** A session cookie value to resume (`client.session` of an earlier client). */
   session?: string;
   /** The fetch to use (a proxy agent, a test double); default the global fetch. */
   fetch?: typeof fetch;
+}
+
+/**
+ * A handle whose expiry is known: those `createInbox()` and `inboxes()` give. A handle from
+ * `client.inbox()` asks nothing, so its `expiresAt` may be undefined.
+ */
+export type CreatedInbox = Inbox & { readonly expiresAt: Date };
+
+/** Whether a handle's expiry is known (a valid date). */
+function hasExpiry(inbox: Inbox): inbox is CreatedInbox {
+  return inbox.expiresAt instanceof Date && !Number.isNaN(inbox.expiresAt.getTime());
 }
 
 /** The base URL when none is given. */
@@ -53,12 +68,12 @@ export class TempInboxClient {
    * Creates an inbox (a free session gets its current one back while it is active). The
    * handle sees every message of the inbox.
    */
-  async createInbox(options: { username?: string; domain?: string } = {}): Promise<Inbox> {
+  async createInbox(options: { username?: string; domain?: string } = {}): Promise<CreatedInbox> {
     const created = await this.transport.json<InboxResponse>('/api/create', {
       query: { username: options.username, domain: options.domain },
       retryNetwork: false,
     });
-    return new Inbox(this.transport, { address: created.email, username: created.username, domain: created.domain, expiresAt: new Date(created.expires_at) });
+    return this.known(created);
   }
 
   /** Redeems a Premium license key into the session. */
@@ -68,11 +83,16 @@ export class TempInboxClient {
   }
 
   /** The active inboxes of the session, newest first; each handle sees every message. */
-  async inboxes(): Promise<Inbox[]> {
+  async inboxes(): Promise<CreatedInbox[]> {
     const session = await this.transport.json<SessionResponse>('/api/session');
-    return session.inboxes.map(
-      (inbox) => new Inbox(this.transport, { address: inbox.email, username: inbox.username, domain: inbox.domain, expiresAt: new Date(inbox.expires_at) }),
-    );
+    return session.inboxes.map((inbox) => this.known(inbox));
+  }
+
+  /** A handle on an inbox the server just described (create or session): its expiry is known. */
+  private known(inbox: { email: string; username: string; domain: string; expires_at: string }): CreatedInbox {
+    const handle = new Inbox(this.transport, { address: inbox.email, username: inbox.username, domain: inbox.domain, expiresAt: new Date(inbox.expires_at) });
+    if (!hasExpiry(handle)) throw new TempInboxError(200, 'invalid_response', `The server gave no expiry for ${inbox.email}.`);
+    return handle;
   }
 
   /**

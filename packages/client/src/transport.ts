@@ -38,6 +38,8 @@ export class Transport {
   private readonly fetchImpl: typeof fetch;
 
   constructor(baseUrl: string, session: string | undefined, fetchImpl: typeof fetch | undefined) {
+    // Refused here, not at the first call, so that every call fails only with TempInboxError.
+    if (!isHttpUrl(baseUrl)) throw new TypeError(`baseUrl must be an http:// or https:// URL, not ${JSON.stringify(baseUrl)}.`);
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.session = session === '' ? undefined : session;
     this.fetchImpl = fetchImpl ?? ((input, init) => fetch(input, init));
@@ -131,6 +133,16 @@ export class Transport {
       const match = new RegExp(`^\\s*${SESSION_COOKIE}=([^;]*)`).exec(cookie);
       if (match?.[1] !== undefined && match[1] !== '') this.session = match[1];
     }
+  }
+}
+
+/** Whether `value` is an absolute http(s) URL. */
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
   }
 }
 

@@ -5,15 +5,19 @@ import { startServer, tempDataDir, type ServerProcess } from '../../../test/help
 /** A started server with its SQLite folder, and a way to stop both. */
 export interface KitServer {
   server: ServerProcess;
+  /** The DATABASE_URL the server runs on (for `tempinbox license create` beside it). */
+  databaseUrl: string;
   close: () => Promise<void>;
 }
 
 /** Starts `dist/main.js serve` on port 0 with a fresh SQLite file (or the given DATABASE_URL). */
 export async function startKitServer(env: Record<string, string> = {}): Promise<KitServer> {
   const data = tempDataDir();
-  const server = await startServer({ DATABASE_URL: data.databaseUrl, ...env }, 30_000);
+  const databaseUrl = env.DATABASE_URL ?? data.databaseUrl;
+  const server = await startServer({ DATABASE_URL: databaseUrl, ...env }, 30_000);
   return {
     server,
+    databaseUrl,
     close: async () => {
       await server.stop();
       data.cleanup();

@@ -8,8 +8,18 @@ import { registerTools, type Session } from './register-tools.js';
 /** stdout is the protocol: every log line goes to stderr. */
 const log = (line: string) => process.stderr.write(`tempinbox-mcp: ${line}\n`);
 
+/** The client of TEMPINBOX_URL; a value that is no http(s) URL ends the start with one line. */
+function makeClient(): TempInboxClient {
+  try {
+    return new TempInboxClient();
+  } catch (error) {
+    log(`TEMPINBOX_URL ${error instanceof Error ? error.message.replace(/^baseUrl /, '') : String(error)}`);
+    process.exit(1);
+  }
+}
+
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-const client = new TempInboxClient();
+const client = makeClient();
 const session: Session = { client, inboxes: new Map(), last: undefined, log };
 
 // A bug must cost one call, not the agent's whole toolbox.

@@ -25,14 +25,23 @@ function failed(error: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
 }
 
+/**
+ * The key of an inbox among the handles: its username, lowercase. A username is unique across
+ * domains and case-insensitive, so `Alice@x`, `alice@x` and `alice` are one inbox and share one
+ * handle: a message one wait returned is never returned by a wait written another way.
+ */
+function inboxKey(address: string): string {
+  return (address.split('@')[0] ?? '').toLowerCase();
+}
+
 /** The handle for `address`, else for the last inbox created. */
 function handle(session: Session, address: string | undefined): Inbox {
   const name = address ?? session.last;
   if (name === undefined) throw new TempInboxError(0, 'no_inbox', 'No inbox yet: call create_inbox first, or pass address.');
-  let inbox = session.inboxes.get(name);
+  let inbox = session.inboxes.get(inboxKey(name));
   if (inbox === undefined) {
     inbox = session.client.inbox(name);
-    session.inboxes.set(name, inbox);
+    session.inboxes.set(inboxKey(name), inbox);
   }
   return inbox;
 }
@@ -76,9 +85,10 @@ export function registerTools(server: McpServer, session: Session): void {
     async ({ username, domain }) =>
       guarded(session, 'create_inbox', async () => {
         const inbox = await session.client.createInbox({ username, domain });
-        session.inboxes.set(inbox.address, inbox);
+        // A free session gets its active inbox back: the handle it has keeps what its waits returned.
+        if (!session.inboxes.has(inboxKey(inbox.address))) session.inboxes.set(inboxKey(inbox.address), inbox);
         session.last = inbox.address;
-        const result = { address: inbox.address, username: inbox.username, expires_at: inbox.expiresAt?.toISOString() ?? '' };
+        const result = { address: inbox.address, username: inbox.username, expires_at: inbox.expiresAt.toISOString() };
         return ok(result, `Created ${inbox.address} (expires ${result.expires_at}).`);
       }),
   );
@@ -193,7 +203,7 @@ export function registerTools(server: McpServer, session: Session): void {
       guarded(session, 'delete_inbox', async () => {
         const inbox = handle(session, address);
         await inbox.delete();
-        session.inboxes.delete(inbox.address);
+        session.inboxes.delete(inboxKey(inbox.address));
         return ok({ deleted: true }, `Deleted ${inbox.address}.`);
       }),
   );

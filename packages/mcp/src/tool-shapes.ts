@@ -54,11 +54,19 @@ export function waitedMessage(message: Message): z.infer<typeof WaitedMessageSha
     to: message.to,
     subject: message.subject,
     received_at: message.date,
-    text: message.body.slice(0, MAX_TEXT_CHARS),
+    text: cutText(message.body, MAX_TEXT_CHARS),
     codes: message.codes,
     links: message.links,
     auth: message.auth,
   };
+}
+
+/** `text` cut to at most `max` UTF-16 units, never between the two halves of a surrogate pair. */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  const splitsPair = last >= 0xd800 && last <= 0xdbff;
+  return text.slice(0, splitsPair ? max - 1 : max);
 }
 
 /** A whole message as read_message shows it. */

@@ -23,13 +23,18 @@ function version(): string {
   return manifest.version;
 }
 
+/** A reader that went away (`… | head -1`) has all it wanted: end quietly, as a pipe's writer does. */
+function onStdoutError(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  process.stderr.write(`tempinbox-client: cannot write the output: ${error.message}\n`);
+  process.exit(EXIT.error);
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const json = argv.includes('--json');
   const stop = new AbortController();
-  // Ctrl-C ends `follow` (and any wait) cleanly: exit 0 after what was printed.
-  process.once('SIGINT', () => stop.abort());
-  process.once('SIGTERM', () => stop.abort());
+  process.stdout.on('error', onStdoutError);
   try {
     const commandLine = parseCommandLine(argv);
     if (commandLine.flags.version === true) {
@@ -41,18 +46,24 @@ async function main(): Promise<number> {
       return EXIT.ok;
     }
     if (commandLine.command === undefined) throw new UsageError('No command given.');
+    if (commandLine.command === 'follow') {
+      // Ctrl-C ends `follow` cleanly: exit 0 after what was printed. Every other command keeps
+      // the default, so an interrupted wait stops at once.
+      process.once('SIGINT', () => stop.abort());
+      process.once('SIGTERM', () => stop.abort());
+    }
     await runCommand(commandLine, process.env, {
       line: (text) => process.stdout.write(`${text}\n`),
       bytes: (data) => new Promise((done, fail) => process.stdout.write(data, (error) => (error ? fail(error) : done()))),
     }, stop.signal);
     return EXIT.ok;
   } catch (error) {
-    if (stop.signal.aborted) return EXIT.ok;
+    if (stop.signal.aborted || (error as NodeJS.ErrnoException).code === 'EPIPE') return EXIT.ok;
     const code = error instanceof TempInboxError ? error.code : error instanceof UsageError ? 'usage' : 'error';
     const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
     if (json) process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+    else if (error instanceof UsageError) process.stderr.write(`tempinbox-client: ${message} Run 'tempinbox-client --help' for the commands and flags.\n`);
     else process.stderr.write(`tempinbox-client: ${message}${error instanceof TempInboxError ? ` (${code})` : ''}\n`);
-    if (error instanceof UsageError && !json) process.stderr.write("Run 'tempinbox-client --help' for the commands and flags.\n");
     return exitCodeOf(error);
   }
 }
