@@ -53,15 +53,24 @@ export interface CommandLine {
 
 /** Parses argv; throws UsageError for an unknown command or flag, or a missing or extra argument. */
 export function parseCommandLine(argv: string[]): CommandLine {
+  // Message ids are base64url, so one in 64 begins with '-'. This CLI has no short-flag
+  // groups (its only short flag is -h), so a single-dash word longer than two characters
+  // is an argument: it goes through parseArgs as a placeholder no real argv can hold
+  // (argv strings cannot contain NUL) and comes back afterwards.
+  const dashWords: string[] = [];
+  const args0 = argv.map((word) => (/^-[^-]./.test(word) ? `\0${dashWords.push(word) - 1}` : word));
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: args0, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs appends advice about '--' that does not apply to these commands.
     throw new UsageError(((error as Error).message.split('\n')[0] ?? 'bad arguments').replace(/ To specify a positional argument.*$/, ''));
   }
-  const [command, ...args] = parsed.positionals;
-  const flags = parsed.values as CommandLine['flags'];
+  const restore = (word: string): string => (word.startsWith('\0') ? (dashWords[Number(word.slice(1))] ?? word) : word);
+  const [command, ...args] = parsed.positionals.map(restore);
+  const flags = Object.fromEntries(
+    Object.entries(parsed.values).map(([name, value]) => [name, typeof value === 'string' ? restore(value) : value]),
+  ) as CommandLine['flags'];
   if (command === undefined || flags.help === true || flags.version === true) return { command, args, flags };
   const spec = COMMANDS[command];
   if (spec === undefined) throw new UsageError(`Unknown command '${command}'.`);
