@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../test/helpers/service-fixture.js';
 import type { InboxEventListener, InboxEvents } from '../ports/inbox-events.js';
-import type { MessageFilter, MessagePageQuery } from '../ports/mail-store.js';
+import type { MessageFilter, PageQuery } from '../ports/mail-store.js';
 import type { CheckPage } from './check-page.js';
 import { HeldRequests } from './held-requests.js';
 import { LiveMailService } from './live-mail-service.js';
@@ -30,19 +30,19 @@ async function until(predicate: () => boolean): Promise<void> {
 }
 
 /**
- * A live service over the memory store whose listMessagePage calls are recorded, with an
+ * A live service over the memory store whose filtered page reads (readPage) are recorded, with an
  * inbox and a way to deliver to it (with or without telling the waits).
  */
 async function recordedInbox() {
   const f = serviceFixture({ plan: { freeMaxMessages: 1000 } });
   const events = memoryEvents();
-  const pages: MessagePageQuery[] = [];
-  // The filtered reads (the memory store reads ids through listMessagePage too).
-  const listMessagePage: typeof f.store.listMessagePage = (inboxId, query) => {
+  const pages: PageQuery[] = [];
+  // The filtered reads, of ids alone or of messages.
+  const readPage: typeof f.store.readPage = (inboxId, query, listing) => {
     if (query.filter !== undefined) pages.push(query);
-    return f.store.listMessagePage(inboxId, query);
+    return f.store.readPage(inboxId, query, listing);
   };
-  const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
+  const store = Object.assign(Object.create(f.store) as typeof f.store, { readPage });
   const heldRequests = new HeldRequests();
   const live = new LiveMailService({ store, clock: f.clock, inboxes: f.inboxes, events, held: heldRequests });
   const { session } = await f.newSession();

@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { HELD_ANSWER_MAX_BYTES } from '../domain/live-limits.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
-import { hasFilter, type MailStore } from '../ports/mail-store.js';
+import { hasFilter, IDS, type MessageReads } from '../ports/message-reads.js';
 import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
 import type { ClientGone } from './client-gone.js';
 import type { Hold, HeldRequests } from './held-requests.js';
@@ -24,7 +24,7 @@ export type AccessCheck = (tokenHash: string, inboxId: string, mark: number) => 
 
 /** What every wait of a node shares (LiveMailService's). */
 export interface MailWaitDeps {
-  store: MailStore;
+  store: Pick<MessageReads, 'readPage'>;
   clock: Clock;
   events: InboxEvents;
   held: HeldRequests;
@@ -131,7 +131,7 @@ export class MailWait extends WokenPump<CheckPage> {
       // message it has: the ids alone (one index read, no body) tell when that is nothing.
       if (request.sinceId !== undefined) {
         const head = await this.newestIfFiltered();
-        const { ids } = await store.listMessageIds(inboxId, { sinceId: request.sinceId, limit: 1, filter: request.filter });
+        const { messages: ids } = await store.readPage(inboxId, { sinceId: request.sinceId, limit: 1, maxFieldBytes: 0, filter: request.filter }, IDS);
         if (ids.length === 0) {
           this.examined = head;
           return { messages: [], hasMore: false };
@@ -162,7 +162,7 @@ export class MailWait extends WokenPump<CheckPage> {
   /** The inbox's newest message id when the wait has a filter (one index read), else undefined: an unfiltered read stops at the first message. */
   private async newestIfFiltered(): Promise<string | undefined> {
     if (!hasFilter(this.target.request.filter)) return undefined;
-    return (await this.deps.store.listMessageIds(this.target.inboxId, { limit: 1 })).ids[0];
+    return (await this.deps.store.readPage(this.target.inboxId, { limit: 1, maxFieldBytes: 0 }, IDS)).messages[0];
   }
 
   protected release(): void {

@@ -40,9 +40,6 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           .returning('id'),
     ),
     findInboxByUsername: template(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
-    countMessages: template(1, (db, inboxId: string) =>
-      db.selectFrom('messages').select((eb) => eb.fn.countAll<DbCount>().as('n')).where('inbox_id', '=', inboxId),
-    ),
     /**
      * markInbox: count, newest seq and sum of seqs of the inbox, and the seq of `sinceId` (NULL
      * when it is not one of its messages); all from the (inbox_id, seq) index.
@@ -134,7 +131,7 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
         .where('s.expires_at', '>', now)
         .orderBy('p.seq', 'desc');
     }),
-    /** The ids of listPage, newest first: the index and the messages rows, no content. */
+    /** The ids of a page after `sinceId` ('' or unknown: from the first), newest first: the index and the messages rows, no content. */
     listIds: template(3, (db, inboxId: string, sinceId: string, limit: number) =>
       db
         .selectFrom('messages as m')
@@ -142,6 +139,16 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
         .where('m.inbox_id', '=', inboxId)
         .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
         .orderBy('m.seq', 'desc')
+        .limit(limit),
+    ),
+    /** listIds read forward: the first `limit` ids after `sinceId`, oldest first (event streams). */
+    listIdsForward: template(3, (db, inboxId: string, sinceId: string, limit: number) =>
+      db
+        .selectFrom('messages as m')
+        .select('m.id')
+        .where('m.inbox_id', '=', inboxId)
+        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
+        .orderBy('m.seq', 'asc')
         .limit(limit),
     ),
     /** listIds, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
@@ -161,34 +168,6 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
      */
     listByIds: template(2 + LISTED_IDS_PER_STATEMENT, (db, inboxId: string, cutChars: number, ...ids: string[]) =>
       messageCutQuery(db, cutChars).where('m.inbox_id', '=', inboxId).where('m.id', 'in', ids),
-    ),
-    /**
-     * A page of an inbox for listings, bodies cut (messageCutQuery). `sinceId` '' or unknown
-     * means no lower bound (seqOf falls back to 0).
-     */
-    listPage: template(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
-      messageCutQuery(db, cutChars)
-        .where('m.inbox_id', '=', inboxId)
-        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .orderBy('m.seq', 'desc')
-        .limit(limit),
-    ),
-    /** listPage read forward: the first `limit` messages after `sinceId`, oldest first (event streams). */
-    listPageForward: template(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
-      messageCutQuery(db, cutChars)
-        .where('m.inbox_id', '=', inboxId)
-        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .orderBy('m.seq', 'asc')
-        .limit(limit),
-    ),
-    /** listPage, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
-    listPageBefore: template(5, (db, inboxId: string, sinceId: string, beforeId: string, cutChars: number, limit: number) =>
-      messageCutQuery(db, cutChars)
-        .where('m.inbox_id', '=', inboxId)
-        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .where('m.seq', '<', (eb) => anchorSeq(eb, inboxId, beforeId))
-        .orderBy('m.seq', 'desc')
-        .limit(limit),
     ),
   };
 }
