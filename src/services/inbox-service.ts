@@ -10,7 +10,9 @@ import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimit
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import { hasFilter, type InboxPoll, type MailStore } from '../ports/mail-store.js';
+import { hasFilter, type InboxPoll, type MessageReads } from '../ports/message-reads.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import type { SessionStore } from '../ports/session-store.js';
 import { readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
 import { ownerOf, owns } from '../domain/ownership.js';
@@ -49,7 +51,7 @@ export interface SessionOverview {
 
 /** Dependencies of the inbox use cases. */
 export interface InboxServiceDeps {
-  store: MailStore;
+  store: SessionStore & InboxStore & MessageReads;
   clock: Clock;
   fairUse: FairUseService;
   domains: readonly string[];
@@ -158,7 +160,7 @@ export class InboxService {
   /**
    * GET /api/check/<username> without `wait`, first step: the session of the cookie's hash
    * and, for it, the inbox's mark (and, when `readIds`, the first page of ids) in one store
-   * operation (MailStore.pollInbox; docs/architecture.md "One statement per poll"). No error
+   * operation (MessageReads.pollInbox; docs/architecture.md "One statement per poll"). No error
    * is thrown here: the caller answers session_required for a null session, renews it and
    * counts the poll budget, then answerPoll judges the request and the inbox, so errors come
    * in the order of docs/api.md whatever the store read at once. `readIds`: the client has no

@@ -4,7 +4,9 @@ import { MAX_WAIT_SECONDS } from '../domain/live-limits.js';
 import { owns } from '../domain/ownership.js';
 import type { Inbox, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import type { MessageReads } from '../ports/message-reads.js';
+import type { SessionStore } from '../ports/session-store.js';
 import type { CheckPage, CheckRequest, MessageSize } from './check-page.js';
 import type { Hold, HeldRequests } from './held-requests.js';
 import { assertCheckRequest, type InboxService } from './inbox-service.js';
@@ -19,7 +21,7 @@ export type { WaitOptions } from './mail-wait.js';
 
 /** Dependencies of the live-mail use cases. */
 export interface LiveMailServiceDeps {
-  store: MailStore;
+  store: Pick<SessionStore, 'findSession'> & Pick<InboxStore, 'findInboxById'> & MessageReads;
   clock: Clock;
   inboxes: InboxService;
   events: InboxEvents;
