@@ -42,6 +42,8 @@ export const DELIVERY_SQL = {
    * order given. The `usage` CTE adds the copies to their inboxes' usage counters (rows this
    * transaction has locked already). Each copy carries the match keys of the filters
    * (migration 0006-filter-keys): its own of the recipient, the content's of From and subject.
+   * The `owed` CTE writes the webhook delivery each copy owes, from its inbox's webhook row, so
+   * none without one (migration 0007-webhooks): committed with the copy, or not at all.
    */
   store: `with content as (
             insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
@@ -52,6 +54,11 @@ export const DELIVERY_SQL = {
           ), usage as (
             update inboxes set message_count = message_count + 1, byte_count = byte_count + $10
             where id = any($23::text[])
+          ), owed as (
+            insert into webhook_deliveries (id, inbox_id, message_id, event, attempts, due_at, created_at)
+            select o.id, o.inbox_id, o.message_id, 'message.received', 0, $29::bigint, $29::bigint
+            from unnest($28::text[], $23::text[], $22::text[]) as o(id, inbox_id, message_id)
+            join webhooks w on w.inbox_id = o.inbox_id
           ), attachment as (
             insert into attachments (id, content_id, position, filename, content_type, size, data)
             select a.id, $1, a.n - 1, a.filename, a.content_type, a.size, a.data
@@ -190,6 +197,8 @@ async function storeDelivery(
     recipients.map((recipient, i) => matchKey(recipient !== '' ? recipient : (found.get(targets[i] ?? '')?.address ?? ''))),
     fromMatchKey(parsed.from, message.envelopeFrom),
     matchKey(parsed.subject),
+    targets.map(() => newId()),
+    now,
   ]);
   targets.forEach((inboxId, i) => {
     outcomes.set(inboxId, { status: 'stored', messageId: copyIds[i] ?? '' });

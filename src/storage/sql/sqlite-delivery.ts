@@ -93,6 +93,9 @@ const SQL = {
   copy: 'insert into messages (id, inbox_id, content_id, received_at, recipient, to_key, from_key, subject_key) values (?, ?, ?, ?, ?, ?, ?, ?)',
   // The counters move with the copy, in the same transaction (inbox-usage.ts's addUsage).
   addUsage: 'update inboxes set message_count = message_count + 1, byte_count = byte_count + ? where id = ?',
+  // The delivery the copy owes, from the inbox's webhook row: nothing when it has none (migration 0007-webhooks).
+  oweWebhook: `insert into webhook_deliveries (id, inbox_id, message_id, event, attempts, due_at, created_at)
+               select ?, inbox_id, ?, 'message.received', 0, ?, ? from webhooks where inbox_id = ?`,
 } as const;
 
 /** Bytes as better-sqlite3 binds them (a Buffer over the same memory; structured clone delivers Uint8Array). */
@@ -160,6 +163,7 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
     const toKey = matchKey(inbox.recipient !== '' ? inbox.recipient : inbox.address);
     prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient, toKey, fromKey, subjectKey);
     prepare(SQL.addUsage).run(size, inbox.id);
+    prepare(SQL.oweWebhook).run(newId(), messageId, delivery.now, delivery.now, inbox.id);
     outcomes.set(inbox.id, { status: 'stored', messageId });
   }
   return outcomes;
