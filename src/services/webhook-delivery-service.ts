@@ -2,7 +2,7 @@ import { CHECK_FIELD_BYTES } from '../domain/check-limits.js';
 import type { Clock } from '../domain/clock.js';
 import type { MessageView } from '../domain/types.js';
 import { webhookRetryDelayMs } from '../domain/webhook-backoff.js';
-import type { MailStore } from '../ports/mail-store.js';
+import { VIEWS, type MessageReads } from '../ports/message-reads.js';
 import type { ClaimedDelivery, WebhookStore } from '../ports/webhook-store.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 
@@ -21,7 +21,7 @@ export interface AttemptResult {
 
 /** What the delivery of one webhook attempt needs. */
 export interface WebhookDeliveryDeps {
-  store: Pick<MailStore, 'findListedMessages'>;
+  store: Pick<MessageReads, 'readPage'>;
   webhooks: Pick<WebhookStore, 'recordAttempt'>;
   transport: Pick<WebhookTransport, 'post'>;
   clock: Clock;
@@ -72,7 +72,9 @@ export class WebhookDeliveryService {
   private async body(claimed: ClaimedDelivery): Promise<string | null> {
     const inbox = JSON.stringify(claimed.address);
     if (claimed.event === 'message.test' || claimed.messageId === null) return `{"event":"message.test","inbox":${inbox},"message":null}`;
-    const [message] = await this.deps.store.findListedMessages(claimed.inboxId, [claimed.messageId], CHECK_FIELD_BYTES);
+    // The page of this one message, read as a check reads its listing (bodies cut alike).
+    const page = await this.deps.store.readPage(claimed.inboxId, { ids: [claimed.messageId], limit: 1, maxFieldBytes: CHECK_FIELD_BYTES }, VIEWS);
+    const [message] = page.messages;
     if (message === undefined) return null;
     return `{"event":"message.received","inbox":${inbox},"message":${this.deps.renderMessage(message)}}`;
   }

@@ -4,14 +4,14 @@ import { newId } from '../domain/ids.js';
 import { isLicenseActive } from '../domain/plan.js';
 import type { Session } from '../domain/types.js';
 import { newWebhookSecret, webhookSecretProblem } from '../domain/webhook-secret.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { SessionStore } from '../ports/session-store.js';
 import { WEBHOOK_ATTEMPTS_KEPT, type Webhook, type WebhookAttempt, type WebhookStore } from '../ports/webhook-store.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import type { InboxService } from './inbox-service.js';
 
 /** What the webhook routes need. */
 export interface WebhookServiceDeps {
-  store: MailStore;
+  store: Pick<SessionStore, 'findLicenseById'>;
   webhooks: WebhookStore;
   inboxes: InboxService;
   transport: Pick<WebhookTransport, 'checkUrl'>;
