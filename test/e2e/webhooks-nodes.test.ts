@@ -49,13 +49,17 @@ describe('webhook deliveries survive kill -9', () => {
       const minted = await runBin(['license', 'create'], { DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'warn' });
       expect(minted.code).toBe(0);
       const owner = await premiumOwner(server.baseUrl, minted.stdout.trim());
-      await setWebhook(owner, `http://127.0.0.1:${receiver.port}/hook`);
+      const secret = await setWebhook(owner, `http://127.0.0.1:${receiver.port}/hook?token=url-token-0123`);
       const sender = smtpSender(server.smtpPort, 2);
       const MESSAGES = 20;
       await Promise.all(Array.from({ length: MESSAGES }, (_, i) => sender.send(owner.email, `owed-${i}`)));
       sender.close();
       await until(() => receiver.requests.length, (n) => n >= MESSAGES, 10_000);
       await server.kill9();
+      // The retries were logged (LOG_LEVEL info): never with the secret, the URL or the message.
+      const logged = server.stdout() + server.stderr();
+      expect(logged).toContain('webhook attempt failed');
+      for (const secretText of [secret, 'url-token-0123', 'owed-', 'body of']) expect(logged).not.toContain(secretText);
       const failedBefore = receiver.requests.length;
       answer = 200;
       server = await startServer(env);
