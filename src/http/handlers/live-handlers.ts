@@ -54,6 +54,10 @@ export function inboxEventsHandler(deps: HttpDeps) {
       // A stream owns its connection: nothing else is sent on it, and it closes with the stream.
       Connection: 'close',
     });
+    // node:http keeps the head it built for the life of the response, as the ~50 pieces it
+    // was joined from (~2 KiB). Sent on its own, it is written as that one string, which V8
+    // then flattens in place: one piece of its length is what the held stream keeps.
+    response.flushHeaders();
     const stream = new HeldEventStream(response, { json, frames, log: request.log, hold, startedAt, report: deps.reportResponse });
     // The first bytes go out at once, so the client knows the stream is open.
     void stream.write(': open\n\n');
