@@ -271,29 +271,32 @@ export function WebhookSection({ username, email, messageCount }: WebhookSection
 function DeliveryList({ deliveries }: { deliveries: WebhookDelivery[] }) {
   if (deliveries.length === 0) return <p class="hint" data-testid="webhook-no-deliveries">No deliveries yet. Send a test, or a mail to this address.</p>;
   return (
-    <table class="webhook__deliveries" data-testid="webhook-deliveries">
-      <caption class="webhook__caption">Last deliveries, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Event</th>
-          <th scope="col">Attempt</th>
-          <th scope="col">Result</th>
-        </tr>
-      </thead>
-      <tbody>
-        {deliveries.map((delivery) => {
-          const outcome = deliveryOutcome(delivery);
-          return (
-            <tr key={`${delivery.id}:${delivery.attempt}`} data-testid="webhook-delivery">
-              <td><time dateTime={delivery.at}>{attemptTime(delivery.at)}</time></td>
-              <td>{deliveryKind(delivery)}</td>
-              <td>{delivery.attempt} of 6</td>
-              <td class={outcome.ok ? 'webhook__ok' : 'webhook__failed'}>{outcome.text}</td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    // The wrapper scrolls a table wider than a narrow screen instead of widening the page.
+    <div class="webhook__scroll">
+      <table class="webhook__deliveries" data-testid="webhook-deliveries">
+        <caption class="webhook__caption">Last deliveries, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Result</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => {
+            const outcome = deliveryOutcome(delivery);
+            return (
+              <tr key={`${delivery.id}:${delivery.attempt}`} data-testid="webhook-delivery">
+                <td><time dateTime={delivery.at}>{attemptTime(delivery.at)}</time></td>
+                <td>{deliveryKind(delivery)}</td>
+                <td>{delivery.attempt} of 6</td>
+                <td class={outcome.ok ? 'webhook__ok' : 'webhook__failed'}>{outcome.text}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }
