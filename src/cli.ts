@@ -6,9 +6,16 @@ import { StartupError } from './config/startup-error.js';
 import { DEFAULT_LICENSE_DAYS, DEFAULT_MAX_SESSIONS } from './services/license-service.js';
 import { recountAllUsage } from './services/usage-recount.js';
 import { createLogger, flushLogger } from './observability/logger.js';
+import { VIEWS } from './ports/message-reads.js';
 
 /** SIGTERM/SIGINT drain for at most this long, then the process exits anyway (README.md "Quick start": SIGTERM drains). */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * The cut of a postmaster listing: the largest both databases take as a substring length, far
+ * above any message the SMTP listener accepts, so each body is printed whole.
+ */
+const WHOLE_BODY_BYTES = 2 ** 31 - 1;
 
 /** The `tempinbox` command line (`serve` is what `npm start` runs). */
 export async function runCli(argv: string[]): Promise<void> {
@@ -86,7 +93,8 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('--limit <n>', 'how many messages', positiveInteger(1000), 50)
     .action(async (options: { limit: number }) => {
       await withApp(async (app) => {
-        const messages = await app.store.listMessages(await app.delivery.postmasterInboxId(), { limit: options.limit });
+        const inboxId = await app.delivery.postmasterInboxId();
+        const { messages } = await app.store.readPage(inboxId, { limit: options.limit, maxFieldBytes: WHOLE_BODY_BYTES }, VIEWS);
         for (const m of messages) {
           process.stdout.write(`${JSON.stringify({ id: m.id, date: m.receivedAt.toISOString(), from: m.from, to: m.to, subject: m.subject, body: m.text })}\n`);
         }

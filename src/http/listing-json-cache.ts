@@ -1,5 +1,6 @@
 import type { MessageView } from '../domain/types.js';
-import type { FragmentSource, ListedFragment } from '../services/check-page.js';
+import type { PageListing } from '../ports/message-reads.js';
+import type { ListedFragment } from '../services/check-page.js';
 import { presentMessage } from './presenters.js';
 
 /**
@@ -18,11 +19,12 @@ export const LISTING_CACHE_ENTRY_BYTES = 64 * 1024;
  * A message's JSON in a check listing, built once and reused (docs/architecture.md
  * "Serialise once"): a stored message never changes, and its id is never reused, so a
  * fragment is valid as long as the message is listed; which messages are listed is read from
- * the database on every check. Least recently used fragments go first.
+ * the database on every check. Least recently used fragments go first. It is the check's
+ * PageListing: the store reads no body of a message whose fragment is kept.
  */
-export class ListingJsonCache implements FragmentSource {
+export class ListingJsonCache implements PageListing<ListedFragment> {
   private readonly entries = new Map<string, ListedFragment>();
-  private bytes = 0;
+  private keptBytes = 0;
 
   constructor(
     private readonly maxBytes = LISTING_CACHE_BYTES,
@@ -44,18 +46,31 @@ export class ListingJsonCache implements FragmentSource {
     const fragment = { text, bytes: Buffer.byteLength(text, 'utf8') };
     if (fragment.bytes <= this.maxEntryBytes && !this.entries.has(message.id)) {
       this.entries.set(message.id, fragment);
-      this.bytes += fragment.bytes;
+      this.keptBytes += fragment.bytes;
       for (const [id, oldest] of this.entries) {
-        if (this.bytes <= this.maxBytes) break;
+        if (this.keptBytes <= this.maxBytes) break;
         this.entries.delete(id);
-        this.bytes -= oldest.bytes;
+        this.keptBytes -= oldest.bytes;
       }
     }
     return fragment;
   }
 
+  held(messageId: string): ListedFragment | undefined {
+    return this.cached(messageId);
+  }
+
+  take(message: MessageView): ListedFragment {
+    return this.build(message);
+  }
+
+  /** +1: the comma between messages in the answer. */
+  bytes(fragment: ListedFragment): number {
+    return fragment.bytes + 1;
+  }
+
   /** Fragments and bytes kept (tests, metrics). */
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+    return { entries: this.entries.size, bytes: this.keptBytes };
   }
 }

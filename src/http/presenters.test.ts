@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageView } from '../domain/types.js';
 import { ListingJsonCache } from './listing-json-cache.js';
-import { checkJsonWriter, presentCheck, renderCheckListing } from './presenters.js';
+import { messageJson, presentCheck, renderCheckPage } from './presenters.js';
 
 const message = (id: string, text: string): MessageView => ({
   id,
@@ -21,15 +21,18 @@ const message = (id: string, text: string): MessageView => ({
   auth: null,
 });
 
-describe('checkJsonWriter', () => {
+describe('renderCheckPage', () => {
   it('renders exactly the JSON of presentCheck, and measures each message in bytes', () => {
-    const writer = checkJsonWriter(new ListingJsonCache());
+    const cache = new ListingJsonCache();
     const messages = [message('m2', 'zwei 🎉\n\u0001'), message('m1', '')];
     const page = { messages, hasMore: true };
-    expect(JSON.parse(writer.render(page))).toEqual(presentCheck(page));
-    expect(writer.render(page)).toBe(JSON.stringify(presentCheck(page)));
-    expect(writer.measure(messages[0] as MessageView)).toBe(Buffer.byteLength(JSON.stringify(presentCheck(page).emails[0])));
-    expect(writer.render({ messages: [], hasMore: false })).toBe('{"success":true,"count":0,"emails":[],"has_more":false}');
+    const rendered = renderCheckPage({ messages: messages.map((m) => cache.take(m)), hasMore: true });
+    expect(JSON.parse(rendered)).toEqual(presentCheck(page));
+    expect(rendered).toBe(JSON.stringify(presentCheck(page)));
+    // The budget's measure: the message's JSON and the comma after it.
+    expect(cache.bytes(cache.take(messages[0] as MessageView))).toBe(Buffer.byteLength(JSON.stringify(presentCheck(page).emails[0])) + 1);
+    expect(messageJson(cache)(messages[0] as MessageView)).toBe(JSON.stringify(presentCheck(page).emails[0]));
+    expect(renderCheckPage({ messages: [], hasMore: false })).toBe('{"success":true,"count":0,"emails":[],"has_more":false}');
   });
 });
 
@@ -38,9 +41,10 @@ describe('ListingJsonCache', () => {
     const cache = new ListingJsonCache();
     const messages = [message('m2', 'zwei 🎉\n\u0001'), message('m1', '')];
     const fragments = messages.map((m) => cache.build(m));
-    expect(renderCheckListing({ fragments, hasMore: true })).toBe(JSON.stringify(presentCheck({ messages, hasMore: true })));
+    expect(renderCheckPage({ messages: fragments, hasMore: true })).toBe(JSON.stringify(presentCheck({ messages, hasMore: true })));
     expect(fragments[0]?.bytes).toBe(Buffer.byteLength(fragments[0]?.text ?? ''));
     expect(cache.cached('m2')).toBe(fragments[0]);
+    expect(cache.held('m2')).toBe(fragments[0]);
     expect(cache.cached('unknown')).toBeUndefined();
   });
 

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Inbox, InboxWithCount, MessageDetail, MessageView } from '../domain/types.js';
-import type { CheckListing, CheckPage, FragmentSource } from '../services/check-page.js';
+import type { CheckPage, ListedFragment } from '../services/check-page.js';
+import type { ListingJsonCache } from './listing-json-cache.js';
 import type { CheckResponse, InboxResponse, Message, MessageDetailResponse } from './schemas/inbox-schemas.js';
 
 /** Lifetime in whole seconds (contract: ttl = expires_at − created_at). */
@@ -43,33 +44,23 @@ export function presentMessage(message: MessageView): Static<typeof Message> {
 }
 
 /**
- * The check answer serialised as it is measured: each listed message is turned into JSON once
- * (`measure`, the byte budget's measure, reads the bytes counted then), and `render` joins those
- * same strings into the answer. Native JSON.stringify, once per message: the schema serialiser
- * escapes long strings in a JS loop, ~10 times slower on 256 KiB bodies.
- *
- * The JSON of each message is kept in `source` (a ListingJsonCache: one per route, a bounded
- * map by message id), so the waits and streams of one inbox that share a read
- * (services/shared-reads.ts) serialise each message once between them. A WeakMap kept for a
- * whole route instead (every message listed became an ephemeron of one old-space table)
- * coincided with long-polls waiting 0.5-1.2 s in 4 of 10 quick benchmark runs, against none in
- * 8 runs without it and none in 4 with the fragments (docs/benchmarks.md).
+ * A listed message's JSON, as the check answers and the event streams write it: built once
+ * per message and kept in `source` (a ListingJsonCache: one per route, a bounded map by
+ * message id), so the checks, waits and streams of one inbox that share a read
+ * (services/shared-reads.ts) serialise each message once between them. Native
+ * JSON.stringify: the schema serialiser escapes long strings in a JS loop, ~10 times slower
+ * on 256 KiB bodies. A WeakMap kept for a whole route instead (every message listed became
+ * an ephemeron of one old-space table) coincided with long-polls waiting 0.5-1.2 s in 4 of 10
+ * quick benchmark runs, against none in 8 runs without it and none in 4 with the fragments
+ * (docs/benchmarks.md).
  */
-export function checkJsonWriter(source: FragmentSource) {
-  const fragment = (message: MessageView) => source.cached(message.id) ?? source.build(message);
-  return {
-    /** The message as listed, in JSON. */
-    json: (message: MessageView): string => fragment(message).text,
-    /** Bytes of the message in the answer. */
-    measure: (message: MessageView): number => fragment(message).bytes,
-    /** The whole answer, the same JSON as presentCheck(page). */
-    render: (page: CheckPage): string => checkAnswerJson(page.messages.map((message) => fragment(message).text), page.hasMore),
-  };
+export function messageJson(source: Pick<ListingJsonCache, 'cached' | 'build'>): (message: MessageView) => string {
+  return (message) => (source.cached(message.id) ?? source.build(message)).text;
 }
 
-/** The check answer of a listing read as fragments (readCheckListing): the same JSON as presentCheck. */
-export function renderCheckListing(listing: CheckListing): string {
-  return checkAnswerJson(listing.fragments.map((fragment) => fragment.text), listing.hasMore);
+/** The check answer of a page read as fragments (ListingJsonCache's items): the same JSON as presentCheck. */
+export function renderCheckPage(page: CheckPage<ListedFragment>): string {
+  return checkAnswerJson(page.messages.map((fragment) => fragment.text), page.hasMore);
 }
 
 /** CheckResponse around messages already in JSON. */
@@ -94,7 +85,7 @@ function presentMessageFields(message: MessageView) {
 }
 
 /** The check answer. */
-export function presentCheck(page: CheckPage): Static<typeof CheckResponse> {
+export function presentCheck(page: CheckPage<MessageView>): Static<typeof CheckResponse> {
   return { success: true, count: page.messages.length, emails: page.messages.map(presentMessage), has_more: page.hasMore };
 }
 

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { authenticate, dkimSign } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import { authenticationResultsHeader } from './authentication-results-header.js';
-import { bytesToCheck, runMailauthChecks, SpfVerdictCache, type MailauthCheckOptions } from './mailauth-checks.js';
+import { bytesToCheck, MAX_VERDICT_FIELDS_BYTES, runMailauthChecks, scanHeader, SpfVerdictCache, type MailauthCheckOptions } from './mailauth-checks.js';
 import { mapMailauthResult } from './map-mailauth-result.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
@@ -85,6 +85,20 @@ describe('bytesToCheck', () => {
       Buffer.from('\r\nno header at all\r\n'),
     ];
     for (const message of fullOnes) expect(bytesToCheck(message)).toBe(message);
+  });
+});
+
+describe('scanHeader', () => {
+  it('names the From and Return-Path lines of an unsigned message, folded ones whole, and nothing for a signed one', async () => {
+    const scan = (text: string) => scanHeader(Buffer.from(text)).verdictFields;
+    expect(scan('Subject: hi\r\nfrom: a@example.org\r\nTo: b@x.test\r\n\r\nbody\r\n')).toBe('from: a@example.org');
+    expect(scan('From\r\n : A\r\n\t<a@example.org>\r\nReturn-Path: <r@example.org>\r\nTo: b\r\n\r\n')).toBe('From\r\n : A\r\n\t<a@example.org>\r\nReturn-Path: <r@example.org>');
+    expect(scan('To: b\n\nFrom: in the body\n')).toBe('');
+    expect(scanHeader(await signed())).toMatchObject({ signed: true, verdictFields: null });
+    // No simple answer: checked afresh every time.
+    for (const odd of ['From: a@example.org\r\nno blank line', ' From: a@example.org\r\n\r\n', `From: ${'a'.repeat(MAX_VERDICT_FIELDS_BYTES)}@example.org\r\n\r\n`]) {
+      expect(scan(odd), odd.slice(0, 20)).toBeNull();
+    }
   });
 });
 

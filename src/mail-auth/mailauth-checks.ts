@@ -66,8 +66,76 @@ export class SpfVerdictCache {
 
 /** Header fields whose verification reads the body: DKIM signatures and ARC sets (RFC 6376, RFC 8617). */
 const BODY_READING_FIELD = /^(?:dkim-signature|arc-)/i;
-/** Bytes of a header line that BODY_READING_FIELD needs to see ("dkim-signature" is 14). */
+/** Bytes of a header line that BODY_READING_FIELD and VERDICT_FIELD need to see ("dkim-signature" is 14). */
 const FIELD_PREFIX_BYTES = 16;
+
+/**
+ * Header fields an unsigned message's verdicts read besides the envelope: From (the author
+ * DMARC aligns with) and Return-Path (mailauth's envelope sender for the null sender). Matched
+ * on the start of the field's first line, so that a field folded before its colon counts too;
+ * a longer name that begins the same only makes the key longer.
+ */
+const VERDICT_FIELD = /^(?:from|return-path)/i;
+
+/**
+ * Longest verdict key part (the VERDICT_FIELD lines) that is cached: typical From and
+ * Return-Path fields are under 200 bytes; a longer one is checked afresh each time rather
+ * than holding kilobytes per cache entry.
+ */
+export const MAX_VERDICT_FIELDS_BYTES = 2048;
+
+/** What scanHeader finds in a message. */
+export interface HeaderScan {
+  /** What the checks need to read (see bytesToCheck). */
+  bytes: Buffer;
+  /** True when a DKIM signature or an ARC set makes the checks read the body. */
+  signed: boolean;
+  /**
+   * For an unsigned message: its VERDICT_FIELD lines, CRLF-joined (latin1), everything of the
+   * message its verdicts depend on; null when there is no such simple answer (a signed
+   * message, no blank line after the header, a first line that is a continuation, or fields
+   * longer than MAX_VERDICT_FIELDS_BYTES).
+   */
+  verdictFields: string | null;
+}
+
+/**
+ * One pass over the header section (the field names only, and the lines of VERDICT_FIELD):
+ * what the checks must read, and for an unsigned message the fields its verdicts depend on.
+ * Views, never a copy of the message.
+ */
+export function scanHeader(message: Buffer): HeaderScan {
+  const whole = (signed: boolean): HeaderScan => ({ bytes: message, signed, verdictFields: null });
+  const fields: string[] = [];
+  let fieldBytes = 0;
+  let inVerdictField = false;
+  let lineStart = 0;
+  while (lineStart < message.length) {
+    const lineEnd = message.indexOf(0x0a, lineStart);
+    if (lineEnd < 0) return whole(false); // No blank line: all of it is header.
+    const blank = lineEnd === lineStart || (lineEnd === lineStart + 1 && message[lineStart] === 0x0d);
+    if (blank) {
+      if (lineStart === 0) return whole(false);
+      const verdictFields = fieldBytes <= MAX_VERDICT_FIELDS_BYTES ? fields.join('\r\n') : null;
+      return { bytes: message.subarray(0, lineEnd + 1), signed: false, verdictFields };
+    }
+    const first = message[lineStart];
+    const continuation = first === 0x20 || first === 0x09;
+    if (continuation && lineStart === 0) return whole(false);
+    if (!continuation) {
+      // The field name is all that is read of a line (a header line can be megabytes long).
+      const prefix = message.toString('latin1', lineStart, Math.min(lineEnd, lineStart + FIELD_PREFIX_BYTES));
+      if (BODY_READING_FIELD.test(prefix)) return whole(true);
+      inVerdictField = VERDICT_FIELD.test(prefix);
+    }
+    if (inVerdictField) {
+      fieldBytes += lineEnd - lineStart + 1;
+      if (fieldBytes <= MAX_VERDICT_FIELDS_BYTES) fields.push(message.toString('latin1', lineStart, lineEnd).replace(/\r$/, ''));
+    }
+    lineStart = lineEnd + 1;
+  }
+  return whole(false);
+}
 
 /**
  * The part of a message the checks need to read: the whole message when its header carries a
@@ -78,17 +146,7 @@ const FIELD_PREFIX_BYTES = 16;
  * authentication: what it costs"). A view, never a copy.
  */
 export function bytesToCheck(message: Buffer): Buffer {
-  let lineStart = 0;
-  while (lineStart < message.length) {
-    const lineEnd = message.indexOf(0x0a, lineStart);
-    if (lineEnd < 0) return message; // No blank line: all of it is header.
-    const blank = lineEnd === lineStart || (lineEnd === lineStart + 1 && message[lineStart] === 0x0d);
-    if (blank) return lineStart === 0 ? message : message.subarray(0, lineEnd + 1);
-    // The field name is all that is read of a line (a header line can be megabytes long).
-    if (BODY_READING_FIELD.test(message.toString('latin1', lineStart, Math.min(lineEnd, lineStart + FIELD_PREFIX_BYTES)))) return message;
-    lineStart = lineEnd + 1;
-  }
-  return message;
+  return scanHeader(message).bytes;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
+import type { SenderAuth } from '../domain/sender-auth.js';
 import type { SenderAuthenticator, SenderAuthInput, SenderAuthOutcome } from '../ports/sender-auth.js';
 import { authenticationResultsHeader, formatAuthenticationResults } from './authentication-results-header.js';
 import { deadlineResolver } from './deadline-resolver.js';
 import { DnsAnswerCache, type DnsLookup } from './dns-answer-cache.js';
-import { bytesToCheck, runMailauthChecks, SpfVerdictCache } from './mailauth-checks.js';
+import { runMailauthChecks, scanHeader, SPF_VERDICT_MAX_ENTRIES, SPF_VERDICT_TTL_MS, SpfVerdictCache } from './mailauth-checks.js';
 import { mapMailauthResult, unverified } from './map-mailauth-result.js';
 import { systemDnsLookup } from './system-dns-lookup.js';
+import { TtlCache } from './ttl-cache.js';
 
 /**
  * The message goes to mailauth in slices of this size, each hashed in its own turn of the
@@ -46,6 +48,16 @@ export interface MailauthSenderAuthenticatorOptions {
 export class MailauthSenderAuthenticator implements SenderAuthenticator {
   private readonly cache: DnsAnswerCache;
   private readonly spfVerdicts = new SpfVerdictCache();
+  /**
+   * Outcomes of unsigned messages by everything their verdicts depend on: the client address,
+   * HELO name and envelope sender (SPF's inputs) and the From and Return-Path fields (DMARC's
+   * author, mailauth's envelope for the null sender); no body hash, no signature, so the rest
+   * of the message changes nothing. Kept as long as an SPF verdict and as many, for the same
+   * reason (its verdicts are made of DNS answers up to DNS_CACHE_TTL_MS old): mail from one
+   * sender then costs a scan of its header instead of mailauth's header parse, ARC and DMARC
+   * evaluation and our header's formatting.
+   */
+  private readonly unsignedOutcomes = new TtlCache<SenderAuthOutcome>(SPF_VERDICT_TTL_MS, SPF_VERDICT_MAX_ENTRIES);
 
   constructor(private readonly options: MailauthSenderAuthenticatorOptions) {
     this.cache = new DnsAnswerCache(options.lookup ?? systemDnsLookup(options.dnsServers, options.dnsTimeoutMs));
@@ -53,23 +65,42 @@ export class MailauthSenderAuthenticator implements SenderAuthenticator {
 
   async check(input: SenderAuthInput): Promise<SenderAuthOutcome> {
     const { serverName, dnsTimeoutMs } = this.options;
+    const ip = plainAddress(input.clientAddress);
+    const scan = scanHeader(Buffer.from(input.message.buffer, input.message.byteOffset, input.message.byteLength));
+    const key = scan.verdictFields === null ? null : `${ip}\n${input.helo}\n${input.envelopeFrom}\n${scan.verdictFields}`;
+    const kept = key === null ? undefined : this.unsignedOutcomes.get(key);
+    if (kept !== undefined) return kept;
     const resolver = deadlineResolver((name, rrtype) => this.cache.resolve(name, rrtype), Date.now() + dnsTimeoutMs);
     try {
       const checks = runMailauthChecks(
-        asInput(bytesToCheck(Buffer.from(input.message.buffer, input.message.byteOffset, input.message.byteLength))),
-        { ip: plainAddress(input.clientAddress), helo: input.helo, sender: input.envelopeFrom, mta: serverName, resolver: resolver as never },
+        asInput(scan.bytes),
+        { ip, helo: input.helo, sender: input.envelopeFrom, mta: serverName, resolver: resolver as never },
         this.spfVerdicts,
       );
       const result = await within(checks, dnsTimeoutMs + AUTH_CPU_GRACE_MS);
       const auth = mapMailauthResult(result);
       const header = authenticationResultsHeader(serverName, result, auth);
-      return { auth, header: Buffer.from(header, 'utf8') };
+      const outcome = { auth: frozen(auth), header: Buffer.from(header, 'utf8') };
+      // A temperror is a DNS answer that did not come: the next message asks again.
+      if (key !== null && !hasTemperror(auth)) this.unsignedOutcomes.set(key, outcome);
+      return outcome;
     } catch (error) {
       this.options.onError?.(error);
       const auth = unverified();
       return { auth, header: Buffer.from(formatAuthenticationResults(serverName, auth), 'utf8') };
     }
   }
+}
+
+/** True when any verdict is temperror. */
+function hasTemperror(auth: SenderAuth): boolean {
+  return [auth.spf, auth.dmarc, auth.arc, ...auth.dkim].some((verdict) => verdict.result === 'temperror');
+}
+
+/** The verdicts, frozen: one cached outcome is handed to every message of its sender. */
+function frozen(auth: SenderAuth): SenderAuth {
+  for (const part of [auth.spf, auth.dmarc, auth.arc, ...auth.dkim, auth.dkim]) Object.freeze(part);
+  return Object.freeze(auth);
 }
 
 /**

@@ -10,6 +10,20 @@ import type { Config } from '../config/schema.js';
 export const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
 
 /**
+ * Lines are gathered until this many bytes are buffered (or LOG_FLUSH_INTERVAL_MS passed)
+ * and written together: at ~300 B a line, one write for a dozen accepted messages instead of
+ * a write per message (each one a system call in the thread pool, and a call into it from the
+ * event loop).
+ */
+export const LOG_BATCH_BYTES = 4096;
+
+/**
+ * Longest time a line waits in the buffer when fewer than LOG_BATCH_BYTES come: a quiet
+ * node's lines still reach the log within a tenth of a second.
+ */
+export const LOG_FLUSH_INTERVAL_MS = 100;
+
+/**
  * JSON logs on stdout (one object per line). Cookies and message content are never logged:
  * request logging is ours (no headers), and redaction catches accidental cookie fields.
  *
@@ -17,10 +31,20 @@ export const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
  * or a file synchronously, so one line per accepted message cost the event loop a write
  * system call, and a reader that stopped reading stopped the whole process. sonic-boom
  * (pino's own destination) gathers the lines and writes them off the event loop; pino
- * flushes what is left synchronously when the process exits.
+ * flushes what is left synchronously when the process exits. Lines are written in batches of
+ * LOG_BATCH_BYTES, or after LOG_FLUSH_INTERVAL_MS at the latest.
  */
 export function createLogger(level: Config['logLevel'], destination?: NodeJS.WritableStream): Logger {
-  const stdout = destination === undefined ? pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES }) : undefined;
+  const stdout =
+    destination === undefined
+      ? pino.destination({
+          dest: 1,
+          sync: false,
+          minLength: LOG_BATCH_BYTES,
+          periodicFlush: LOG_FLUSH_INTERVAL_MS,
+          maxLength: MAX_BUFFERED_LOG_BYTES,
+        })
+      : undefined;
   const logger = pino(
     {
       level,

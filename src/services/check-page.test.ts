@@ -18,18 +18,18 @@ const jsonBytes = (m: MessageView) => Buffer.byteLength(JSON.stringify(m));
 describe('check pages', () => {
   it('answers at most limit messages, then has_more; before gives the next page', async () => {
     const { f, session, username, newestFirst } = await filledInbox(2 * CHECK_READ_BATCH + 3);
-    const first = await f.inboxes.check(session, username, { limit: 7 }, jsonBytes);
+    const first = await f.checkPage(session, username, { limit: 7 }, jsonBytes);
     expect(first.messages.map((m) => m.id)).toEqual(newestFirst.slice(0, 7));
     expect(first.hasMore).toBe(true);
-    const next = await f.inboxes.check(session, username, { limit: 100, beforeId: newestFirst[6] }, jsonBytes);
+    const next = await f.checkPage(session, username, { limit: 100, beforeId: newestFirst[6] }, jsonBytes);
     expect(next.messages.map((m) => m.id)).toEqual(newestFirst.slice(7));
     expect(next.hasMore).toBe(false);
     // Exactly the rest: no more beyond it.
-    const exact = await f.inboxes.check(session, username, { limit: newestFirst.length }, jsonBytes);
+    const exact = await f.checkPage(session, username, { limit: newestFirst.length }, jsonBytes);
     expect(exact).toMatchObject({ hasMore: false });
     expect(exact.messages).toHaveLength(newestFirst.length);
     // since and before together: the window between them.
-    const window = await f.inboxes.check(session, username, { limit: 100, sinceId: newestFirst[5], beforeId: newestFirst[1] }, jsonBytes);
+    const window = await f.checkPage(session, username, { limit: 100, sinceId: newestFirst[5], beforeId: newestFirst[1] }, jsonBytes);
     expect(window.messages.map((m) => m.id)).toEqual(newestFirst.slice(2, 5));
     expect(window.hasMore).toBe(false);
   });
@@ -37,20 +37,20 @@ describe('check pages', () => {
   it('stops at the byte budget, always answers one message, and says has_more', async () => {
     const { f, session, username, newestFirst } = await filledInbox(12);
     const quarter = () => CHECK_BUDGET_BYTES / 4;
-    const page = await f.inboxes.check(session, username, { limit: 100 }, quarter);
+    const page = await f.checkPage(session, username, { limit: 100 }, quarter);
     // 1 KiB of envelope room: three quarters fit, the fourth does not.
     expect(page.messages.map((m) => m.id)).toEqual(newestFirst.slice(0, 3));
     expect(page.hasMore).toBe(true);
-    const huge = await f.inboxes.check(session, username, { limit: 100 }, () => 2 * CHECK_BUDGET_BYTES);
+    const huge = await f.checkPage(session, username, { limit: 100 }, () => 2 * CHECK_BUDGET_BYTES);
     expect(huge.messages.map((m) => m.id)).toEqual(newestFirst.slice(0, 1));
     expect(huge.hasMore).toBe(true);
     const one = await filledInbox(1);
-    expect(await one.f.inboxes.check(one.session, one.username, { limit: 100 }, () => 2 * CHECK_BUDGET_BYTES)).toMatchObject({ hasMore: false });
+    expect(await one.f.checkPage(one.session, one.username, { limit: 100 }, () => 2 * CHECK_BUDGET_BYTES)).toMatchObject({ hasMore: false });
   });
 
   it('cuts long bodies and marks them truncated', async () => {
     const { f, session, username } = await filledInbox(2, CHECK_FIELD_BYTES + 10);
-    const page = await f.inboxes.check(session, username, { limit: 100 }, jsonBytes);
+    const page = await f.checkPage(session, username, { limit: 100 }, jsonBytes);
     for (const message of page.messages) {
       expect(message.truncated).toBe(true);
       expect(Buffer.byteLength(message.text)).toBe(CHECK_FIELD_BYTES);
@@ -60,7 +60,7 @@ describe('check pages', () => {
   it('refuses bad limits and ids, and a before that is not a message of the inbox', async () => {
     const { f, session, username } = await filledInbox(2);
     const other = await filledInbox(1);
-    const check = (request: { limit: number; beforeId?: string; sinceId?: string }) => codeOf(f.inboxes.check(session, username, request, jsonBytes));
+    const check = (request: { limit: number; beforeId?: string; sinceId?: string }) => codeOf(f.checkPage(session, username, request, jsonBytes));
     for (const limit of [0, 101, 1.5, -1, Number.NaN]) expect(await check({ limit })).toBe('invalid_request');
     expect(await check({ limit: 1, beforeId: 'not an id' })).toBe('invalid_request');
     expect(await check({ limit: 1, beforeId: other.newestFirst[0] ?? '' })).toBe('invalid_request');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeOf, serviceFixture } from '../../test/helpers/service-fixture.js';
 import { MAX_RECIPIENTS_PER_MESSAGE } from './delivery-service.js';
+import { countMessages, listMessages } from '../../test/helpers/store-reads.js';
 
 describe('DeliveryService', () => {
   it('decides recipients: relay, unknown, plus-addressing, case, caps', async () => {
@@ -34,15 +35,15 @@ describe('DeliveryService', () => {
     ];
     const result = await f.delivery.deliver('s@example.org', recipients, Buffer.from('subject\nbody'));
     expect(result.delivered).toBe(2);
-    expect(await f.store.countMessages(a.inbox.id)).toBe(1);
-    expect(await f.store.countMessages(b.inbox.id)).toBe(1);
+    expect(await countMessages(f.store, a.inbox.id)).toBe(1);
+    expect(await countMessages(f.store, b.inbox.id)).toBe(1);
   });
 
   it('keeps the postmaster inbox to its newest PREMIUM_MAX_MESSAGES messages', async () => {
     const f = serviceFixture({ plan: { premiumMaxMessages: 3 } });
     for (let i = 1; i <= 5; i += 1) await f.send('postmaster@tempinbox.test', `report ${i}`);
     const id = await f.delivery.postmasterInboxId();
-    const kept = await f.store.listMessages(id);
+    const kept = await listMessages(f.store, id);
     expect(kept.map((m) => m.subject)).toEqual(['report 5', 'report 4', 'report 3']);
   });
 

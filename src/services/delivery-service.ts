@@ -6,7 +6,9 @@ import { AppError } from '../domain/errors.js';
 import { withPrefix } from '../domain/message-bytes.js';
 import { byteCap, isInboxActive, messageCap, type PlanSettings } from '../domain/plan.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import type { InsertOutcome, MailStore, StorePolicy } from '../ports/mail-store.js';
+import type { InsertOutcome, StorePolicy } from '../ports/message-writes.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import type { MessageWrites } from '../ports/message-writes.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import type { SenderAuthenticator } from '../ports/sender-auth.js';
 import { UNLIMITED_CAPACITY, type StorageCapacity } from '../ports/storage-capacity.js';
@@ -42,7 +44,7 @@ export interface DeliveryResult {
 
 /** Dependencies of the delivery use case. */
 export interface DeliveryServiceDeps {
-  store: MailStore;
+  store: InboxStore & MessageWrites;
   clock: Clock;
   parse: MailParser;
   domains: readonly string[];

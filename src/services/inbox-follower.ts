@@ -4,7 +4,8 @@ import { STREAM_CURSOR_FALLBACKS, STREAM_MAX_PENDING_DELETES, STREAM_READ_PAGE }
 import { isInboxActive } from '../domain/plan.js';
 import type { Inbox, MessageView } from '../domain/types.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import { IDS, VIEWS, type MessageReads } from '../ports/message-reads.js';
 import type { ClientGone } from './client-gone.js';
 import type { Hold } from './held-requests.js';
 import type { AccessCheck } from './mail-wait.js';
@@ -25,7 +26,7 @@ export interface StreamSink {
 
 /** What every follower of a node shares (LiveMailService's). */
 export interface FollowerDeps {
-  store: MailStore;
+  store: Pick<InboxStore, 'findInboxById'> & Pick<MessageReads, 'readPage'>;
   clock: Clock;
   events: InboxEvents;
   reads: SharedReads;
@@ -142,8 +143,8 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
   private async readNewest(): Promise<void> {
     const { reads, store } = this.deps;
     const inboxId = this.inboxId;
-    const newest = await reads.read(`newest\n${inboxId}`, reads.mark, () => store.listMessageIds(inboxId, { limit: 1 }));
-    const id = newest.ids[0];
+    const newest = await reads.read(`newest\n${inboxId}`, reads.mark, () => store.readPage(inboxId, { limit: 1, maxFieldBytes: 0 }, IDS));
+    const id = newest.messages[0];
     if (id !== undefined) this.sent.push(id);
   }
 
@@ -173,7 +174,7 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
     const cursor = sent.at(-1);
     // Every stream of the inbox woken by one message asks the same: one read for them all.
     const page = await reads.read(`after\n${inboxId}\n${cursor ?? ''}`, mark, () =>
-      store.listMessagePage(inboxId, { sinceId: cursor, limit: STREAM_READ_PAGE, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }),
+      store.readPage(inboxId, { sinceId: cursor, limit: STREAM_READ_PAGE, maxFieldBytes: CHECK_FIELD_BYTES, oldestFirst: true }, VIEWS),
     );
     for (const message of page.messages) {
       if (this.done()) return;
@@ -182,8 +183,8 @@ export class InboxFollower extends WokenPump<void> implements PingedStream {
       sent.push(message.id);
       if (sent.length > STREAM_CURSOR_FALLBACKS) sent.shift();
     }
-    // A full page: there may be more.
-    if (page.messages.length === STREAM_READ_PAGE) this.woken = true;
+    // More after this page: read on.
+    if (page.hasMore) this.woken = true;
   }
 
   /** At the expiry: Premium adoption may have moved it, so it is read again before it is told. */

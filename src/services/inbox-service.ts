@@ -10,8 +10,10 @@ import { inboxExpiry, isInboxActive, isLicenseActive, planLimits, type PlanLimit
 import type { Inbox, InboxWithCount, Session } from '../domain/types.js';
 import { generateUsername, isReservedUsername, isValidUsername, normalizeUsername } from '../domain/username.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import { hasFilter, type InboxPoll, type MailStore } from '../ports/mail-store.js';
-import { readCheckListing, readCheckPage, type CheckListing, type CheckPage, type CheckRequest, type FragmentSource, type MessageSize } from './check-page.js';
+import { hasFilter, type InboxMark, type InboxPoll, type MessageReads, type PageListing } from '../ports/message-reads.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import type { SessionStore } from '../ports/session-store.js';
+import { readCheck, type CheckPage, type CheckRequest } from './check-page.js';
 import type { FairUseService } from './fair-use-service.js';
 import { ownerOf, owns } from '../domain/ownership.js';
 
@@ -24,15 +26,15 @@ export interface CreateResult {
   reused: boolean;
 }
 
-/** A check answer and its ETag; `listing` null: the client's copy is current (304). */
-export interface TaggedListing {
+/** A check answer and its ETag; `page` null: the client's copy is current (304). */
+export interface CheckAnswer<T> {
   etag: string;
-  listing: CheckListing | null;
+  page: CheckPage<T> | null;
 }
 
 /**
- * A poll's reads (InboxService.readPoll): the caller's session, and what the store read of
- * the inbox for it, at `now`. answerPoll answers from it once the caller is admitted.
+ * A check's reads (InboxService.readPoll): the caller's session, and what the store read of
+ * the inbox for it, at `now`. check answers from it once the caller is admitted.
  */
 export interface PolledInbox extends InboxPoll {
   /** The instant the session and the inbox were judged at. */
@@ -49,7 +51,7 @@ export interface SessionOverview {
 
 /** Dependencies of the inbox use cases. */
 export interface InboxServiceDeps {
-  store: MailStore;
+  store: SessionStore & InboxStore & MessageReads;
   clock: Clock;
   fairUse: FairUseService;
   domains: readonly string[];
@@ -146,29 +148,19 @@ export class InboxService {
   }
 
   /**
-   * GET /api/check/<username>: one bounded page of the owner's messages, newest first
-   * (readCheckPage). `sizeOf` is the transport's measure of a message in the answer.
-   */
-  async check(session: Session, usernameOrAddress: string, request: CheckRequest, sizeOf: MessageSize): Promise<CheckPage> {
-    assertCheckRequest(request);
-    const inbox = await this.findOwnActive(session, usernameOrAddress);
-    return readCheckPage(this.deps.store, inbox.id, request, sizeOf);
-  }
-
-  /**
-   * GET /api/check/<username> without `wait`, first step: the session of the cookie's hash
-   * and, for it, the inbox's mark (and, when `readIds`, the first page of ids) in one store
-   * operation (MailStore.pollInbox; docs/architecture.md "One statement per poll"). No error
-   * is thrown here: the caller answers session_required for a null session, renews it and
-   * counts the poll budget, then answerPoll judges the request and the inbox, so errors come
-   * in the order of docs/api.md whatever the store read at once. `readIds`: the client has no
-   * ETag to offer, so a 304 is unlikely and the ids will be wanted.
+   * GET /api/check/<username>, first step: the session of the cookie's hash and, for it, the
+   * inbox's mark (and, when `readIds`, the first page of ids) in one store operation
+   * (MessageReads.pollInbox; docs/architecture.md "One statement per poll"). No error is
+   * thrown here: the caller answers session_required for a null session, renews it and counts
+   * the poll budget, then check judges the request and the inbox, so errors come in the order
+   * of docs/api.md whatever the store read at once. `readIds`: the client has no ETag to
+   * offer, so a 304 is unlikely and the ids will be wanted.
    */
   async readPoll(tokenHash: string | null, usernameOrAddress: string, request: CheckRequest, readIds: boolean): Promise<PolledInbox> {
     const now = this.deps.clock.now();
     if (tokenHash === null) return { session: null, inbox: null, mark: null, ids: null, now };
     const { username } = splitInboxParam(usernameOrAddress);
-    // A request answerPoll will refuse reads the session alone.
+    // A request check will refuse reads the session alone.
     const wellFormed = checkRequestProblem(request) === null && isValidUsername(username);
     const firstPage = request.beforeId === undefined && !hasFilter(request.filter);
     const poll = await this.deps.store.pollInbox({
@@ -176,36 +168,45 @@ export class InboxService {
       username: wellFormed ? username : '',
       now,
       sinceId: wellFormed ? request.sinceId : undefined,
-      // One more than wanted: it tells whether older messages exist beyond the limit (readCheckListing).
+      // One more than wanted: it tells whether older messages exist beyond the limit.
       idLimit: wellFormed && readIds && firstPage ? request.limit + 1 : 0,
     });
     return { ...poll, now };
   }
 
   /**
-   * GET /api/check/<username> without `wait`, second step, for an admitted session: the
-   * answer as fragments (readCheckListing) and its ETag (checkEtag), or no answer when
-   * `isCurrent(etag)` says the client already has it. Same errors as findOwnActive. The ETag
-   * and the `since` shortcut come from the mark read with the session; a `since` poll that
-   * finds nothing new, and a 304, read no message.
+   * The polled inbox, once the request and the inbox pass check's rules: invalid_request,
+   * username_invalid, inbox_not_found (missing, foreign, another domain), inbox_expired.
    */
-  async answerPoll(
-    polled: PolledInbox,
-    usernameOrAddress: string,
-    request: CheckRequest,
-    source: FragmentSource,
-    isCurrent: (etag: string) => boolean,
-  ): Promise<TaggedListing> {
+  checkedInbox(polled: PolledInbox, usernameOrAddress: string, request: CheckRequest): { inbox: Inbox; mark: InboxMark } {
     assertCheckRequest(request);
     const inbox = ownInbox(polled.inbox, usernameOrAddress);
     if (!isInboxActive(inbox.expiresAt, polled.now) || polled.mark === null) throw new AppError('inbox_expired');
+    return { inbox, mark: polled.mark };
+  }
+
+  /**
+   * GET /api/check/<username> for an admitted session: one bounded page (readCheck) in the
+   * transport's items and its ETag (checkEtag), or no page when `isCurrent(etag)` says the
+   * client already has it (304). Same errors as checkedInbox. The ETag and the `since`
+   * shortcut come from the mark read with the session; a `since` check that finds nothing
+   * new, and a 304, read no message. A held check's every read is this one too
+   * (LiveMailService.check).
+   */
+  async check<T>(
+    polled: PolledInbox,
+    usernameOrAddress: string,
+    request: CheckRequest,
+    listing: PageListing<T>,
+    isCurrent: (etag: string) => boolean = () => false,
+  ): Promise<CheckAnswer<T>> {
+    const { inbox, mark } = this.checkedInbox(polled, usernameOrAddress, request);
     // The mark is read before the messages: a change in between makes the tag older than the
-    // answer (the next poll gets a 200 it did not need), never newer (a 304 for an answer not seen).
-    const { mark } = polled;
+    // answer (the next check gets a 200 it did not need), never newer (a 304 for an answer not seen).
     const etag = checkEtag({ ...request, inboxId: inbox.id, version: mark.version });
-    if (isCurrent(etag)) return { etag, listing: null };
-    if (request.beforeId === undefined && (mark.count === 0 || mark.nothingSince)) return { etag, listing: { fragments: [], hasMore: false } };
-    return { etag, listing: await readCheckListing(this.deps.store, inbox.id, request, source, polled.ids ?? undefined) };
+    if (isCurrent(etag)) return { etag, page: null };
+    if (request.beforeId === undefined && (mark.count === 0 || mark.nothingSince)) return { etag, page: { messages: [], hasMore: false } };
+    return { etag, page: await readCheck(this.deps.store, inbox.id, request, listing, { ids: polled.ids ?? undefined }) };
   }
 
   /** DELETE /api/inbox/<username>: discards the inbox and its messages (expired ones too). */

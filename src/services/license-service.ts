@@ -6,7 +6,7 @@ import { isWellFormedLicenseKey, newLicenseKey, normalizeLicenseKey } from '../d
 import { isLicenseActive, planLimits, type PlanLimits, type PlanSettings } from '../domain/plan.js';
 import type { License, LicenseUsage, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { SessionStore } from '../ports/session-store.js';
 import type { FairUseService } from './fair-use-service.js';
 
 /** A license is good for 5 devices (sessions) unless minted otherwise (docs/api.md). */
@@ -22,7 +22,7 @@ export interface RedeemResult {
 
 /** Dependencies of the license use cases. */
 export interface LicenseServiceDeps {
-  store: MailStore;
+  store: SessionStore;
   clock: Clock;
   fairUse: FairUseService;
   plan: PlanSettings;

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { serviceFixture } from '../../test/helpers/service-fixture.js';
+import { serviceFixture, waitForMail } from '../../test/helpers/service-fixture.js';
 import { HELD_ANSWER_MAX_BYTES, STREAM_PING_MS } from '../domain/live-limits.js';
 import type { MessageView } from '../domain/types.js';
 import type { InboxEventListener, InboxEvents } from '../ports/inbox-events.js';
+import { IDS } from '../ports/message-reads.js';
 import { ClientGone } from './client-gone.js';
 import { HeldRequests } from './held-requests.js';
 import { LiveMailService, type StreamSink } from './live-mail-service.js';
-import type { MessageSize } from './check-page.js';
+type MessageSize = (message: MessageView) => number;
 
 /** A sink that records what a stream wrote, in order; `slow` clients take 0-2 ms per message. */
 function recordingSink(slow = false) {
@@ -49,11 +50,11 @@ async function followed() {
   const events = memoryEvents();
   // Counts the store's message reads.
   const reads = { count: 0 };
-  const listMessagePage: typeof f.store.listMessagePage = (...args) => {
-    reads.count += 1;
-    return f.store.listMessagePage(...args);
+  const readPage: typeof f.store.readPage = (...args) => {
+    if (args[2] !== IDS) reads.count += 1;
+    return f.store.readPage(...args);
   };
-  const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
+  const store = Object.assign(Object.create(f.store) as typeof f.store, { readPage });
   const live = new LiveMailService({ store, clock: { now: () => new Date() }, inboxes: f.inboxes, events, held: new HeldRequests() });
   const { session } = await f.newSession();
   const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
@@ -173,19 +174,19 @@ describe('LiveMailService.follow timing', () => {
 
 describe('LiveMailService: live clients of one inbox share their reads', () => {
   /**
-   * The memory store behind a counter of listMessagePage calls; each answer is computed when
+   * The memory store behind a counter of its message reads (readPage, not the ids alone); each answer is computed when
    * the read is asked and handed over after a random 0-3 ms, as a store on another thread
    * would, so reads overlap with deliveries and their events.
    */
   function slowCountingStore(store: ReturnType<typeof serviceFixture>['store']) {
     const counter = { reads: 0 };
-    const listMessagePage: typeof store.listMessagePage = async (...args) => {
-      counter.reads += 1;
-      const answer = await store.listMessagePage(...args);
+    const readPage: typeof store.readPage = async (...args) => {
+      if (args[2] !== IDS) counter.reads += 1;
+      const answer = await store.readPage(...args);
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 4)));
       return answer;
     };
-    return { counter, store: Object.assign(Object.create(store) as typeof store, { listMessagePage }) };
+    return { counter, store: Object.assign(Object.create(store) as typeof store, { readPage }) };
   }
 
   async function streams(count: number) {
@@ -243,12 +244,12 @@ describe('LiveMailService: live clients of one inbox share their reads', () => {
     const events = memoryEvents();
     // The next read is answered as of the moment it is asked, and handed over when released.
     let hold: Promise<void> | undefined;
-    const listMessagePage: typeof f.store.listMessagePage = async (...args) => {
-      const answer = await f.store.listMessagePage(...args);
-      if (hold !== undefined) await hold;
+    const readPage: typeof f.store.readPage = async (...args) => {
+      const answer = await f.store.readPage(...args);
+      if (hold !== undefined && args[2] !== IDS) await hold;
       return answer;
     };
-    const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
+    const store = Object.assign(Object.create(f.store) as typeof f.store, { readPage });
     const live = new LiveMailService({ store, clock: { now: () => f.clock.now() }, inboxes: f.inboxes, events, held: new HeldRequests() });
     const { session } = await f.newSession();
     const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
@@ -277,7 +278,7 @@ describe('LiveMailService: live clients of one inbox share their reads', () => {
   });
 });
 
-describe('LiveMailService.waitForMail reads', () => {
+describe('LiveMailService.check reads when it waits', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
@@ -286,21 +287,20 @@ describe('LiveMailService.waitForMail reads', () => {
     vi.setSystemTime(f.clock.now());
     const events = memoryEvents();
     const counts = { pages: 0, ids: 0 };
-    const listMessagePage: typeof f.store.listMessagePage = (...args) => {
-      counts.pages += 1;
-      return f.store.listMessagePage(...args);
+    const readPage: typeof f.store.readPage = (...args) => {
+      if (args[2] === IDS) counts.ids += 1;
+      else counts.pages += 1;
+      return f.store.readPage(...args);
     };
-    const listMessageIds: typeof f.store.listMessageIds = (...args) => {
-      counts.ids += 1;
-      return f.store.listMessageIds(...args);
-    };
-    const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage, listMessageIds });
-    const live = new LiveMailService({ store, clock: { now: () => new Date() }, inboxes: f.inboxes, events, held: new HeldRequests() });
+    const store = Object.assign(Object.create(f.store) as typeof f.store, { readPage });
+    // Its first read is the plain check's: that goes through the counted store too.
+    const inboxes = f.inboxesOver(store);
+    const live = new LiveMailService({ store, clock: { now: () => new Date() }, inboxes, events, held: new HeldRequests() });
     const { session } = await f.newSession();
     const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
     const newest = await f.send(`${inbox.username}@tempinbox.test`, 'seen');
     const wait = (seconds: number, sizeOf: MessageSize = (m) => JSON.stringify(m).length) =>
-      live.waitForMail(session, inbox.username, { sinceId: newest, limit: 10 }, seconds, sizeOf, '127.0.0.1');
+      waitForMail(live, inboxes, session, inbox.username, { sinceId: newest, limit: 10 }, seconds, sizeOf, '127.0.0.1');
     const sendQuietly = (subject: string) => f.send(`${inbox.username}@tempinbox.test`, subject);
     const wake = () => events.publish({ type: 'message', inboxId: inbox.id });
     // What the HTTP route does: the inbox goes, and its held requests are told.
@@ -315,15 +315,15 @@ describe('LiveMailService.waitForMail reads', () => {
     return { wait, deliver, discard, sendQuietly, wake, counts };
   }
 
-  it('a wait after the newest message reads only ids until a message wakes it, then one page', async () => {
+  it('a wait after the newest message reads no message until one wakes it (its mark says nothing is new), then one page', async () => {
     const w = await waiting();
     const answer = w.wait(30);
     await vi.advanceTimersByTimeAsync(1000);
-    expect(w.counts).toEqual({ pages: 0, ids: 1 });
+    expect(w.counts).toEqual({ pages: 0, ids: 0 });
     await w.deliver('new');
     const page = await answer;
     expect(page.messages.map((m) => m.subject)).toEqual(['new']);
-    expect(w.counts).toEqual({ pages: 1, ids: 1 });
+    expect(w.counts).toEqual({ pages: 1, ids: 0 });
   });
 
   it('a wait that runs out answers count 0 without reading again', async () => {
@@ -331,7 +331,7 @@ describe('LiveMailService.waitForMail reads', () => {
     const answer = w.wait(5);
     await vi.advanceTimersByTimeAsync(5000);
     expect((await answer).messages).toEqual([]);
-    expect(w.counts).toEqual({ pages: 0, ids: 1 });
+    expect(w.counts).toEqual({ pages: 0, ids: 0 });
   });
 
   it('answers at most HELD_ANSWER_MAX_BYTES of messages, with has_more for the rest', async () => {

@@ -4,22 +4,35 @@ import { MAX_WAIT_SECONDS } from '../domain/live-limits.js';
 import { owns } from '../domain/ownership.js';
 import type { Inbox, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import type { MailStore } from '../ports/mail-store.js';
-import type { CheckPage, CheckRequest, MessageSize } from './check-page.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import { hasFilter, type MessageReads, type PageListing } from '../ports/message-reads.js';
+import type { SessionStore } from '../ports/session-store.js';
+import type { CheckPage, CheckRequest } from './check-page.js';
 import type { Hold, HeldRequests } from './held-requests.js';
-import { assertCheckRequest, type InboxService } from './inbox-service.js';
+import type { InboxService, PolledInbox } from './inbox-service.js';
 import { SharedReads } from './shared-reads.js';
 import { StreamPinger } from './stream-pinger.js';
 import { InboxFollower, type FollowerDeps, type StreamSink } from './inbox-follower.js';
-import { MailWait, type MailWaitDeps, type WaitOptions } from './mail-wait.js';
+import { MailWait, type MailWaitDeps, type MailWaitTarget } from './mail-wait.js';
+import type { ClientGone } from './client-gone.js';
 
 export type { StreamSink } from './inbox-follower.js';
 
-export type { WaitOptions } from './mail-wait.js';
+/** How a check is answered besides its request (LiveMailService.check). */
+export interface CheckOptions {
+  /** Seconds to hold an empty answer for new mail (`wait`); 0 or absent: answer at once. */
+  waitSeconds?: number;
+  /** Whether the client holds the answer with this ETag already (If-None-Match); only without `waitSeconds`. */
+  isCurrent?: (etag: string) => boolean;
+  /** The client's address: the per-address cap of held requests. */
+  clientAddress?: string;
+  /** Raised when the client went away: a held check ends at once. */
+  cancel?: ClientGone;
+}
 
 /** Dependencies of the live-mail use cases. */
 export interface LiveMailServiceDeps {
-  store: MailStore;
+  store: Pick<SessionStore, 'findSession'> & Pick<InboxStore, 'findInboxById'> & MessageReads;
   clock: Clock;
   inboxes: InboxService;
   events: InboxEvents;
@@ -67,32 +80,47 @@ export class LiveMailService {
     });
 
   /**
-   * GET /api/check?wait=N: the check answer; when it is empty and `waitSeconds` > 0, held
-   * (one slot of HeldRequests) until a matching message is committed, the time is up, the
-   * inbox expires or the node stops. Woken by a message or the stop, it reads again; a wait
-   * that ran out answers the empty page it has (only an event brings a message).
+   * GET /api/check/<username>, every form (docs/api.md "Check", "Waiting for mail"): without
+   * `waitSeconds`, InboxService.check (its ETag, a 304 when `isCurrent`). With it, the same
+   * check without an ETag, and when its page is empty, held (one slot of HeldRequests) until
+   * a matching message is committed, the time is up, the inbox expires or the node stops:
+   * each wake-up repeats that read from where the last one looked (MailWait); a wait that ran
+   * out answers the empty page it has (only an event brings a message). A page of older
+   * messages (`before`) is history, not news: never held.
    */
-  async waitForMail(
-    session: Session,
+  async check<T>(
+    polled: PolledInbox,
     usernameOrAddress: string,
     request: CheckRequest,
-    waitSeconds: number,
-    sizeOf: MessageSize,
-    clientAddress: string,
-    options: WaitOptions = {},
-  ): Promise<CheckPage> {
+    listing: PageListing<T>,
+    options: CheckOptions = {},
+  ): Promise<{ etag?: string; page: CheckPage<T> | null }> {
+    const { waitSeconds = 0, isCurrent, clientAddress = '', cancel } = options;
     if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
       throw new AppError('invalid_request', `wait must be an integer from 0 to ${MAX_WAIT_SECONDS}.`);
     }
-    if (waitSeconds === 0 || request.beforeId !== undefined) {
-      // A page of older messages (`before`) is history, not news: never held.
-      return this.deps.inboxes.check(session, usernameOrAddress, request, sizeOf);
-    }
-    assertCheckRequest(request);
-    const inbox = await this.deps.inboxes.findOwnActive(session, usernameOrAddress);
-    const deadline = Math.min(this.deps.clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
-    const target = { sessionId: session.id, tokenHash: session.tokenHash, clientAddress, inboxId: inbox.id, request, sizeOf, key: checkKey(inbox.id, request, sizeOf), deadline };
-    return new MailWait(this.waitDeps, target, options).settled;
+    const { inboxes, clock } = this.deps;
+    if (waitSeconds === 0) return inboxes.check(polled, usernameOrAddress, request, listing, isCurrent);
+    if (request.beforeId !== undefined) return { page: (await inboxes.check(polled, usernameOrAddress, request, listing)).page };
+    const { inbox, mark } = inboxes.checkedInbox(polled, usernameOrAddress, request);
+    const session = polled.session;
+    if (session === null) throw new AppError('session_required');
+    const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
+    const target: MailWaitTarget<T> = {
+      sessionId: session.id,
+      tokenHash: session.tokenHash,
+      clientAddress,
+      inboxId: inbox.id,
+      request,
+      listing,
+      key: checkKey(inbox.id, request, listing),
+      deadline,
+      first: async () => (await inboxes.check(polled, usernameOrAddress, request, listing)).page ?? { messages: [], hasMore: false },
+      // A filtered first read that matched nothing looked at every message up to the newest
+      // of the mark, which was read before it.
+      firstExamined: hasFilter(request.filter) ? (mark.newestId ?? undefined) : undefined,
+    };
+    return { page: await new MailWait(this.waitDeps, target, { cancel }).settled };
   }
 
   /** The session's active inbox for a stream, and a held slot for it (rate_limited past the caps). */
@@ -115,17 +143,17 @@ export class LiveMailService {
 }
 
 /**
- * Which waits ask the same check: the same inbox, request and measure. A transport measures
- * with one function for all its waits (http/handlers/inbox-handlers.ts), so waits of one inbox
- * share; a different measure is a different question.
+ * Which waits ask the same check: the same inbox, request and listing. A transport lists with
+ * one listing for all its checks (http/handlers/inbox-handlers.ts), so waits of one inbox
+ * share; a different listing is a different question.
  */
-const measures = new WeakMap<MessageSize, number>();
+const measures = new WeakMap<PageListing<unknown>, number>();
 let measureCount = 0;
-function checkKey(inboxId: string, request: CheckRequest, sizeOf: MessageSize): string {
-  let measure = measures.get(sizeOf);
+function checkKey<T>(inboxId: string, request: CheckRequest, listing: PageListing<T>): string {
+  let measure = measures.get(listing as PageListing<unknown>);
   if (measure === undefined) {
     measure = (measureCount += 1);
-    measures.set(sizeOf, measure);
+    measures.set(listing as PageListing<unknown>, measure);
   }
   return `check\n${inboxId}\n${measure}\n${JSON.stringify(request)}`;
 }

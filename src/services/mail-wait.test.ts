@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { serviceFixture } from '../../test/helpers/service-fixture.js';
+import { serviceFixture, waitForMail } from '../../test/helpers/service-fixture.js';
 import type { InboxEventListener, InboxEvents } from '../ports/inbox-events.js';
-import type { MessageFilter, MessagePageQuery } from '../ports/mail-store.js';
+import type { MessageFilter, PageQuery } from '../ports/mail-store.js';
 import type { CheckPage } from './check-page.js';
+import type { MessageView } from '../domain/types.js';
 import { HeldRequests } from './held-requests.js';
 import { LiveMailService } from './live-mail-service.js';
 
@@ -30,21 +31,23 @@ async function until(predicate: () => boolean): Promise<void> {
 }
 
 /**
- * A live service over the memory store whose listMessagePage calls are recorded, with an
+ * A live service over the memory store whose filtered page reads (readPage) are recorded, with an
  * inbox and a way to deliver to it (with or without telling the waits).
  */
 async function recordedInbox() {
   const f = serviceFixture({ plan: { freeMaxMessages: 1000 } });
   const events = memoryEvents();
-  const pages: MessagePageQuery[] = [];
-  // The filtered reads (the memory store reads ids through listMessagePage too).
-  const listMessagePage: typeof f.store.listMessagePage = (inboxId, query) => {
+  const pages: PageQuery[] = [];
+  // The filtered reads, of ids alone or of messages.
+  const readPage: typeof f.store.readPage = (inboxId, query, listing) => {
     if (query.filter !== undefined) pages.push(query);
-    return f.store.listMessagePage(inboxId, query);
+    return f.store.readPage(inboxId, query, listing);
   };
-  const store = Object.assign(Object.create(f.store) as typeof f.store, { listMessagePage });
+  const store = Object.assign(Object.create(f.store) as typeof f.store, { readPage });
   const heldRequests = new HeldRequests();
-  const live = new LiveMailService({ store, clock: f.clock, inboxes: f.inboxes, events, held: heldRequests });
+  // Its first read is the plain check's: that goes through the recorded store too.
+  const inboxes = f.inboxesOver(store);
+  const live = new LiveMailService({ store, clock: f.clock, inboxes, events, held: heldRequests });
   const { session } = await f.newSession();
   const { inbox } = await f.inboxes.create(session, {}, '127.0.0.1');
   const address = `${inbox.username}@tempinbox.test`;
@@ -54,9 +57,9 @@ async function recordedInbox() {
     return id;
   };
   /** A wait with this filter, once it is held (its answer wrapped: an async function would wait for it). */
-  const held = async (filter: MessageFilter, sinceId?: string): Promise<{ answer: Promise<CheckPage> }> => {
+  const held = async (filter: MessageFilter, sinceId?: string): Promise<{ answer: Promise<CheckPage<MessageView>> }> => {
     const heldBefore = heldRequests.size;
-    const answer = live.waitForMail(session, inbox.username, { sinceId, limit: 10, filter }, 30, (m) => JSON.stringify(m).length, '127.0.0.1');
+    const answer = waitForMail(live, inboxes, session, inbox.username, { sinceId, limit: 10, filter }, 30, (m) => JSON.stringify(m).length, '127.0.0.1');
     await until(() => heldRequests.size > heldBefore);
     return { answer };
   };

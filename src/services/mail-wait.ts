@@ -2,14 +2,14 @@ import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { HELD_ANSWER_MAX_BYTES } from '../domain/live-limits.js';
 import type { InboxEvent, InboxEvents } from '../ports/inbox-events.js';
-import { hasFilter, type MailStore } from '../ports/mail-store.js';
-import { readCheckPage, type CheckPage, type CheckRequest, type MessageSize } from './check-page.js';
+import { hasFilter, IDS, type MessageReads, type PageListing } from '../ports/message-reads.js';
+import { readCheck, type CheckPage, type CheckRequest } from './check-page.js';
 import type { ClientGone } from './client-gone.js';
 import type { Hold, HeldRequests } from './held-requests.js';
 import type { SharedReads } from './shared-reads.js';
 import { WokenPump } from './woken-pump.js';
 
-/** How the transport takes part in a wait (LiveMailService.waitForMail). */
+/** How the transport takes part in a wait (LiveMailService.check). */
 export interface WaitOptions {
   /** Raised when the client went away: the wait ends at once. */
   cancel?: ClientGone;
@@ -24,7 +24,7 @@ export type AccessCheck = (tokenHash: string, inboxId: string, mark: number) => 
 
 /** What every wait of a node shares (LiveMailService's). */
 export interface MailWaitDeps {
-  store: MailStore;
+  store: Pick<MessageReads, 'readPage'>;
   clock: Clock;
   events: InboxEvents;
   held: HeldRequests;
@@ -33,27 +33,33 @@ export interface MailWaitDeps {
 }
 
 /** Who waits, on what: the parts of a wait that outlive its first read. */
-export interface MailWaitTarget {
+export interface MailWaitTarget<T> {
   sessionId: string;
   /** The hash of the session's cookie: its access is checked again at each wake-up. */
   tokenHash: string;
   clientAddress: string;
   inboxId: string;
   request: CheckRequest;
-  sizeOf: MessageSize;
+  /** The transport's items of the answer (PageListing). */
+  listing: PageListing<T>;
   /** The shared-read key of `request` (LiveMailService's checkKey). */
   key: string;
   /** When the wait answers what it has: the end of `wait`, or the inbox's expiry. */
   deadline: number;
+  /** The first read: the plain check's (InboxService.check), from the reads of the request itself. */
+  first: () => Promise<CheckPage<T>>;
+  /** For a filtered wait, the newest message read before `first`: where it has looked up to when it matched nothing. */
+  firstExamined: string | undefined;
 }
 
 /**
- * One check held until mail comes (LiveMailService.waitForMail): what a long-poll is while it
+ * One check held until mail comes (LiveMailService.check): what a long-poll is while it
  * waits. An event, the stop, the client's leaving or its deadline timer wakes it
- * (woken-pump.ts); it then reads, and answers (`settled`) or goes idle again.
+ * (woken-pump.ts); it then reads (the check's read again, from where it last looked), and
+ * answers (`settled`) or goes idle again.
  */
-export class MailWait extends WokenPump<CheckPage> {
-  private page: CheckPage = { messages: [], hasMore: false };
+export class MailWait<T> extends WokenPump<CheckPage<T>> {
+  private page: CheckPage<T> = { messages: [], hasMore: false };
   /** The next read is the first one. */
   private first = true;
   /**
@@ -68,7 +74,7 @@ export class MailWait extends WokenPump<CheckPage> {
 
   constructor(
     private readonly deps: MailWaitDeps,
-    private readonly target: MailWaitTarget,
+    private readonly target: MailWaitTarget<T>,
     private readonly options: WaitOptions,
   ) {
     super();
@@ -116,28 +122,20 @@ export class MailWait extends WokenPump<CheckPage> {
     }
   }
 
-  private async read(): Promise<CheckPage> {
-    const { reads, store, access } = this.deps;
-    const { inboxId, request, key, tokenHash } = this.target;
+  private async read(): Promise<CheckPage<T>> {
+    const { reads, access } = this.deps;
+    const { inboxId, key, tokenHash } = this.target;
     this.woken = false;
     const mark = reads.mark;
-    if (!this.first) {
-      // Access is checked for the whole wait: a session that lost the inbox (deleted, another
-      // license redeemed) gets 404 before any later message, as a new check would.
-      if (!(await access(tokenHash, inboxId, mark))) throw new AppError('inbox_not_found');
-    } else {
+    if (this.first) {
       this.first = false;
-      // A client that waits again after each answer asks for what came after the newest
-      // message it has: the ids alone (one index read, no body) tell when that is nothing.
-      if (request.sinceId !== undefined) {
-        const head = await this.newestIfFiltered();
-        const { ids } = await store.listMessageIds(inboxId, { sinceId: request.sinceId, limit: 1, filter: request.filter });
-        if (ids.length === 0) {
-          this.examined = head;
-          return { messages: [], hasMore: false };
-        }
-      }
+      const page = await this.target.first();
+      this.examined = page.messages.length === 0 ? this.target.firstExamined : undefined;
+      return page;
     }
+    // Access is checked for the whole wait: a session that lost the inbox (deleted, another
+    // license redeemed) gets 404 before any later message, as a new check would.
+    if (!(await access(tokenHash, inboxId, mark))) throw new AppError('inbox_not_found');
     // Every waiter of the inbox woken by one message asks the same: one read for them all.
     const after = this.examined;
     let read = await reads.read(`${key}\n${after ?? ''}`, mark, () => this.readAfter(after));
@@ -152,17 +150,17 @@ export class MailWait extends WokenPump<CheckPage> {
    * inbox read just before it: the page has looked at least that far (a shared read hands
    * every waiter the pair it read together).
    */
-  private async readAfter(after: string | undefined): Promise<{ page: CheckPage; head: string | undefined }> {
+  private async readAfter(after: string | undefined): Promise<{ page: CheckPage<T>; head: string | undefined }> {
     const { store } = this.deps;
-    const { inboxId, request, sizeOf } = this.target;
+    const { inboxId, request, listing } = this.target;
     const head = await this.newestIfFiltered();
-    return { page: await readCheckPage(store, inboxId, request, sizeOf, { afterId: after, budgetBytes: HELD_ANSWER_MAX_BYTES }), head };
+    return { page: await readCheck(store, inboxId, request, listing, { afterId: after, budgetBytes: HELD_ANSWER_MAX_BYTES }), head };
   }
 
   /** The inbox's newest message id when the wait has a filter (one index read), else undefined: an unfiltered read stops at the first message. */
   private async newestIfFiltered(): Promise<string | undefined> {
     if (!hasFilter(this.target.request.filter)) return undefined;
-    return (await this.deps.store.listMessageIds(this.target.inboxId, { limit: 1 })).ids[0];
+    return (await this.deps.store.readPage(this.target.inboxId, { limit: 1, maxFieldBytes: 0 }, IDS)).messages[0];
   }
 
   protected release(): void {

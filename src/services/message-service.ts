@@ -4,7 +4,9 @@ import { isId } from '../domain/ids.js';
 import { isInboxActive } from '../domain/plan.js';
 import type { AttachmentContent, Inbox, MessageDetail, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { InboxStore } from '../ports/inbox-store.js';
+import type { MessageReads } from '../ports/message-reads.js';
+import type { MessageWrites } from '../ports/message-writes.js';
 import { owns } from '../domain/ownership.js';
 
 /** The not_found sentence for a message that is missing or not the session's. */
@@ -15,7 +17,7 @@ const NO_SUCH_ATTACHMENT = 'No such message or attachment.';
 /** Reading and deleting single messages; every call proves the session owns the inbox. */
 export class MessageService {
   constructor(
-    private readonly store: MailStore,
+    private readonly store: Pick<InboxStore, 'findInboxById'> & MessageReads & Pick<MessageWrites, 'deleteMessage'>,
     private readonly clock: Clock,
     /** Told of each deletion after its commit (event streams send `deleted`). */
     private readonly events?: InboxEvents,

@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { hashSecret, newId, newSessionToken, SESSION_TOKEN_PATTERN } from '../domain/ids.js';
 import type { Session } from '../domain/types.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { SessionStore } from '../ports/session-store.js';
 
 /** A session cookie lives 30 days from its last use (docs/api.md "Session cookie"). */
 export const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
@@ -21,7 +21,7 @@ export interface OpenedSession {
 /** Anonymous sessions: made by create/redeem, found by the hash of the cookie. */
 export class SessionService {
   constructor(
-    private readonly store: MailStore,
+    private readonly store: SessionStore,
     private readonly clock: Clock,
   ) {}
 
@@ -33,7 +33,7 @@ export class SessionService {
     return session === null ? null : this.renew(session);
   }
 
-  /** The hash a session is found by (MailStore.findSession, pollInbox); null for junk that no session has. */
+  /** The hash a session is found by (SessionStore.findSession, MessageReads.pollInbox); null for junk that no session has. */
   tokenHashOf(token: string | undefined | null): string | null {
     return typeof token !== 'string' || !SESSION_TOKEN_PATTERN.test(token) ? null : hashSecret(token);
   }

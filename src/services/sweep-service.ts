@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { SweepCounts } from '../domain/types.js';
-import type { MailStore } from '../ports/mail-store.js';
+import type { StoreMaintenance } from '../ports/store-maintenance.js';
 
 /** Rows per delete batch: short transactions keep SMTP commits and polls flowing meanwhile. */
 export const SWEEP_BATCH_SIZE = 500;
@@ -10,7 +10,7 @@ export const SWEEP_MAX_BATCHES_PER_RUN = 200;
 /** Deletes expired inboxes (with messages and attachments) and sessions in bounded batches. */
 export class SweepService {
   constructor(
-    private readonly store: MailStore,
+    private readonly store: Pick<StoreMaintenance, 'deleteExpired'>,
     private readonly clock: Clock,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { MailStore } from '../ports/mail-store.js';
+import type { StoreMaintenance } from '../ports/store-maintenance.js';
 
 /**
  * Inboxes per recountUsage batch, one transaction each. On PostgreSQL a batch keeps its inbox
@@ -23,7 +23,7 @@ export interface RecountTotals {
  * ends after at most (inboxes / batchSize) + 1 batches; inboxes created meanwhile keep exact
  * counters of their own.
  */
-export async function recountAllUsage(store: Pick<MailStore, 'recountUsage'>, batchSize = RECOUNT_BATCH_INBOXES): Promise<RecountTotals> {
+export async function recountAllUsage(store: Pick<StoreMaintenance, 'recountUsage'>, batchSize = RECOUNT_BATCH_INBOXES): Promise<RecountTotals> {
   const limit = Math.max(1, Math.floor(batchSize));
   const totals: RecountTotals = { checked: 0, corrected: 0 };
   let afterId: string | undefined;

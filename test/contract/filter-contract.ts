@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MATCH_KEY_CHARS } from '../../src/domain/match-key.js';
-import type { MessagePageQuery } from '../../src/ports/mail-store.js';
+import type { PageQuery } from '../../src/ports/mail-store.js';
 import { FILTER_SCAN_ROWS } from '../../src/storage/sql/filtered-scan.js';
 import { addInbox, deliverOne, makeMail, openPolicy, storedIds, type StoreGetter } from './mail-store-fixtures.js';
+import { listMessageIds, listMessagePage } from '../helpers/store-reads.js';
 
 const PAGE = { maxFieldBytes: 64 };
 
@@ -13,8 +14,8 @@ const PAGE = { maxFieldBytes: 64 };
  */
 export function describeFilterContract(store: StoreGetter): void {
   describe('filters', () => {
-    const ids = async (inboxId: string, query: Partial<MessagePageQuery>) =>
-      (await store().listMessagePage(inboxId, { limit: 100, ...PAGE, ...query })).messages.map((m) => m.subject);
+    const ids = async (inboxId: string, query: Partial<PageQuery>) =>
+      (await listMessagePage(store(), inboxId, { limit: 100, ...PAGE, ...query })).messages.map((m) => m.subject);
 
     it('folds case by Unicode on every backend: accents, ß as ss, every sigma, the Turkish i, compatibility forms', async () => {
       const inbox = await addInbox(store());
@@ -28,7 +29,7 @@ export function describeFilterContract(store: StoreGetter): void {
       await send('İstanbul');
       await send('ﬁle and ＡＢＣ');
       await send('from Élise', 'Élise <ÉLISE@example.org>', `${inbox.username}+STRASSE@tempinbox.test`);
-      const subjects = (query: Partial<MessagePageQuery>) => ids(inbox.id, query);
+      const subjects = (query: Partial<PageQuery>) => ids(inbox.id, query);
 
       expect(await subjects({ filter: { subject: 'élan' } })).toEqual(['e\u0301lan decomposed', 'ÉLAN vital']);
       expect(await subjects({ filter: { subject: 'ÉLAN' } })).toEqual(['e\u0301lan decomposed', 'ÉLAN vital']);
@@ -46,7 +47,7 @@ export function describeFilterContract(store: StoreGetter): void {
       expect(await subjects({ filter: { to: '+straße@' } })).toEqual(['from Élise']);
       expect(await subjects({ filter: { subject: 'elan' } })).toEqual([]);
       // listMessageIds applies the same fold.
-      expect((await store().listMessageIds(inbox.id, { limit: 10, filter: { subject: 'STRASSE' } })).ids).toHaveLength(1);
+      expect((await listMessageIds(store(), inbox.id, { limit: 10, filter: { subject: 'STRASSE' } })).ids).toHaveLength(1);
     });
 
     it('matches within the first MATCH_KEY_CHARS characters of a field, and a from filter within one of From and envelope sender', async () => {
@@ -72,7 +73,7 @@ export function describeFilterContract(store: StoreGetter): void {
         await Promise.all(Array.from({ length: Math.min(25, total - start) }, (_, k) => deliverOne(store(), inbox.id, { subject: subjectOf(start + k) })));
       }
       // The inbox as stored, oldest first: the order every page follows.
-      const all = (await store().listMessagePage(inbox.id, { limit: total, maxFieldBytes: 0 })).messages.reverse();
+      const all = (await listMessagePage(store(), inbox.id, { limit: total, maxFieldBytes: 0 })).messages.reverse();
       expect(all).toHaveLength(total);
       const subjects = all.map((message) => message.subject);
       const stored = all.map((message) => message.id);
@@ -84,7 +85,7 @@ export function describeFilterContract(store: StoreGetter): void {
       const newestMatch = stored[subjects.indexOf(matches[0] ?? '')];
       const oldestMatch = stored[subjects.indexOf(matches.at(-1) ?? '')];
       expect(await ids(inbox.id, { filter: { subject: 'match' }, beforeId: newestMatch, sinceId: oldestMatch })).toEqual(matches.slice(1, -1));
-      const page = await store().listMessageIds(inbox.id, { limit: 100, filter: { subject: 'match' }, beforeId: newestMatch });
+      const page = await listMessageIds(store(), inbox.id, { limit: 100, filter: { subject: 'match' }, beforeId: newestMatch });
       expect(page.ids).toHaveLength(matches.length - 1);
       expect(page.beforeFound).toBe(true);
       expect(await ids(inbox.id, { filter: { subject: 'absent' } })).toEqual([]);
@@ -97,17 +98,17 @@ export function describeFilterContract(store: StoreGetter): void {
       const m2 = await deliverOne(store(), inbox.id, { subject: 'news 2' });
       const m3 = await deliverOne(store(), inbox.id, { subject: 'code 3' });
       const foreign = await deliverOne(store(), other.id, { subject: 'code x' });
-      const page = (query: Partial<MessagePageQuery>) => store().listMessagePage(inbox.id, { limit: 10, ...PAGE, ...query });
+      const page = (query: Partial<PageQuery>) => listMessagePage(store(), inbox.id, { limit: 10, ...PAGE, ...query });
       expect((await page({ afterId: m1, filter: { subject: 'code' } })).messages.map((m) => m.id)).toEqual([m3]);
       expect(await page({ afterId: m1 })).toMatchObject({ beforeFound: true, afterFound: true });
       expect((await page({ afterId: m2, sinceId: m1 })).messages.map((m) => m.id)).toEqual([m3]);
       // The later of since and the cursor bounds the page.
       expect((await page({ afterId: m1, sinceId: m2 })).messages.map((m) => m.id)).toEqual([m3]);
-      expect(await store().listMessageIds(inbox.id, { limit: 10, afterId: m2 })).toEqual({ ids: [m3], beforeFound: true, afterFound: true });
+      expect(await listMessageIds(store(), inbox.id, { limit: 10, afterId: m2 })).toEqual({ ids: [m3], beforeFound: true, afterFound: true });
       // A cursor that is another inbox's message, or was deleted, reads nothing and says so.
       expect(await page({ afterId: foreign })).toEqual({ messages: [], beforeFound: true, afterFound: false });
       await store().deleteMessage(m2);
-      expect(await store().listMessageIds(inbox.id, { limit: 10, afterId: m2, filter: { subject: 'code' } })).toEqual({ ids: [], beforeFound: true, afterFound: false });
+      expect(await listMessageIds(store(), inbox.id, { limit: 10, afterId: m2, filter: { subject: 'code' } })).toEqual({ ids: [], beforeFound: true, afterFound: false });
       // Without a cursor there is no afterFound.
       expect(await page({ filter: { subject: 'code' } })).not.toHaveProperty('afterFound');
     });

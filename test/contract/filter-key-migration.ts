@@ -5,6 +5,7 @@ import type { Database } from '../../src/storage/sql/database.js';
 import type { SqlDialect } from '../../src/storage/sql/dialect.js';
 import { createMigrationProvider } from '../../src/storage/sql/migrations.js';
 import { at, makeMail, openPolicy, storedIds } from './mail-store-fixtures.js';
+import { listMessageIds } from '../helpers/store-reads.js';
 
 /** The last migration before the copies kept their match keys (0006-filter-keys). */
 const BEFORE_KEYS = '0005-inbox-usage';
@@ -52,11 +53,11 @@ export async function expectBackfilledKeys(store: MailStore, db: Kysely<Database
   expect(Number(missing.rows[0]?.n)).toBe(0);
   const unicode = Array.from({ length: SEEDED_COPIES }, (_, i) => i).filter((i) => seededSubject(i).startsWith('ÉLAN'));
   // The lower() of the fallback folds only ASCII on SQLite: these match only through the keys.
-  const found = await store.listMessageIds(SEEDED_INBOX, { limit: 100, filter: { subject: 'élan' } });
+  const found = await listMessageIds(store, SEEDED_INBOX, { limit: 100, filter: { subject: 'élan' } });
   expect(found.ids).toEqual(unicode.map((i) => `message-${i}`).reverse());
-  expect((await store.listMessageIds(SEEDED_INBOX, { limit: 100, filter: { from: 'STRASSE 1099 <' } })).ids).toEqual(['message-1099']);
+  expect((await listMessageIds(store, SEEDED_INBOX, { limit: 100, filter: { from: 'STRASSE 1099 <' } })).ids).toEqual(['message-1099']);
   // The recipient of a copy from before 0003 is the inbox address.
-  expect((await store.listMessageIds(SEEDED_INBOX, { limit: 1, filter: { to: 'SEEDKEYS@tempinbox' } })).ids).toEqual(['message-1099']);
+  expect((await listMessageIds(store, SEEDED_INBOX, { limit: 1, filter: { to: 'SEEDKEYS@tempinbox' } })).ids).toEqual(['message-1099']);
 }
 
 /**
@@ -78,7 +79,7 @@ export async function expectKeylessCopiesMatched(store: MailStore, clearKeys: (m
     }),
   );
   await clearKeys(keyless ?? '');
-  const matching = async (filter: { to?: string; from?: string; subject?: string }) => (await store.listMessageIds(inbox.id, { limit: 10, filter })).ids.sort();
+  const matching = async (filter: { to?: string; from?: string; subject?: string }) => (await listMessageIds(store, inbox.id, { limit: 10, filter })).ids.sort();
   const both = [keyless ?? '', keyed ?? ''].sort();
   expect(await matching({ subject: 'node SUBJECT' })).toEqual(both);
   expect(await matching({ subject: 'OLD NODE' })).toEqual([keyless]);

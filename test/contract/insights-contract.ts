@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SenderAuth } from '../../src/domain/sender-auth.js';
 import { addInbox, deliver, deliverOne, type StoreGetter } from './mail-store-fixtures.js';
+import { listMessages } from '../helpers/store-reads.js';
 
 const AUTH: SenderAuth = {
   spf: { result: 'softfail', domain: 'example.org' },
@@ -24,7 +25,7 @@ export function describeInsightsContract(store: StoreGetter): void {
       ];
       const ids = await deliver(store(), [a.id, b.id], { codes: ['482913', 'G-7Q9'], links, auth: AUTH });
       for (const [inboxId, id] of ids) {
-        const [listed] = await store().listMessages(inboxId);
+        const [listed] = await listMessages(store(), inboxId);
         expect(listed).toMatchObject({ id, codes: ['482913', 'G-7Q9'], links, auth: AUTH });
         expect(await store().findMessage(id)).toMatchObject({ codes: ['482913', 'G-7Q9'], links, auth: AUTH });
       }

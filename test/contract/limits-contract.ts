@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InsertOutcome } from '../../src/ports/mail-store.js';
 import { addInbox, at, makeInbox, makeLicense, makeMail, makeSession, openPolicy, type StoreGetter } from './mail-store-fixtures.js';
+import { countMessages, inboxUsage } from '../helpers/store-reads.js';
 
 /** A license's inbox maximum in these tests (PREMIUM_MAX_INBOXES default). */
 const MAX_INBOXES = 10;
@@ -82,7 +83,7 @@ export function describeLimitsContract(store: StoreGetter): void {
       const policy = openPolicy(at(1), { free: { maxMessages: MAX_MESSAGES, maxBytes: 1024 ** 3 } });
       const results = await concurrently(15, () => store().insertMessage(makeMail(), [inbox.id], policy));
       expect(tally(results.map((r) => r.get(inbox.id)?.status ?? 'none'))).toEqual({ stored: 5, full: 10 });
-      expect(await store().countMessages(inbox.id)).toBe(MAX_MESSAGES);
+      expect(await countMessages(store(), inbox.id)).toBe(MAX_MESSAGES);
     });
 
     it('15 concurrent deliveries to an inbox 5 messages short of its byte cap: exactly 5 are stored', async () => {
@@ -93,7 +94,7 @@ export function describeLimitsContract(store: StoreGetter): void {
       const policy = openPolicy(at(1), { premium: { maxMessages: 1000, maxBytes: 25 * size }, free: { maxMessages: 1, maxBytes: 1 } });
       const results = await concurrently(15, () => store().insertMessage(makeMail({ raw: rawOfSize(size) }), [inbox.id], policy));
       expect(tally(results.map((r) => r.get(inbox.id)?.status ?? 'none'))).toEqual({ stored: 5, full: 10 });
-      expect(await store().inboxUsage(inbox.id)).toEqual({ messages: 25, bytes: 25 * size });
+      expect(await inboxUsage(store(), inbox.id)).toEqual({ messages: 25, bytes: 25 * size });
     });
 
     it('a message that alone would pass the byte cap is refused as full; a smaller one still fits', async () => {
@@ -120,9 +121,9 @@ export function describeLimitsContract(store: StoreGetter): void {
         [open.id, 'stored'],
         [postmaster.id, 'stored'],
       ]);
-      expect(await store().countMessages(expired.id)).toBe(0);
-      expect(await store().countMessages(full.id)).toBe(1);
-      expect(await store().countMessages(postmaster.id)).toBe(2);
+      expect(await countMessages(store(), expired.id)).toBe(0);
+      expect(await countMessages(store(), full.id)).toBe(1);
+      expect(await countMessages(store(), postmaster.id)).toBe(2);
       // Expired exactly at expires_at: nothing stored, no orphaned content either.
       const alone = await store().insertMessage(makeMail(), [expired.id], policy);
       expect(alone.get(expired.id)).toEqual({ status: 'expired' });
@@ -130,11 +131,11 @@ export function describeLimitsContract(store: StoreGetter): void {
 
     it('inboxUsage reports messages and raw bytes', async () => {
       const inbox = await addInbox(store(), { expiresAt: at(60) });
-      expect(await store().inboxUsage(inbox.id)).toEqual({ messages: 0, bytes: 0 });
+      expect(await inboxUsage(store(), inbox.id)).toEqual({ messages: 0, bytes: 0 });
       await store().insertMessage(makeMail({ raw: rawOfSize(300) }), [inbox.id], openPolicy());
       await store().insertMessage(makeMail({ raw: rawOfSize(200) }), [inbox.id], openPolicy());
-      expect(await store().inboxUsage(inbox.id)).toEqual({ messages: 2, bytes: 500 });
-      expect(await store().inboxUsage('missing')).toEqual({ messages: 0, bytes: 0 });
+      expect(await inboxUsage(store(), inbox.id)).toEqual({ messages: 2, bytes: 500 });
+      expect(await inboxUsage(store(), 'missing')).toEqual({ messages: 0, bytes: 0 });
     });
   });
 }

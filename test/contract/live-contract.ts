@@ -5,6 +5,7 @@ import type { MailStore } from '../../src/ports/mail-store.js';
 import { DeliveryService } from '../../src/services/delivery-service.js';
 import { DEFAULT_PLAN, lineParser } from '../helpers/service-fixture.js';
 import { addInbox, at, makeMail, openPolicy, storedIds, type StoreGetter } from './mail-store-fixtures.js';
+import { listMessagePage, listMessages } from '../helpers/store-reads.js';
 
 /**
  * Two ends of the event path: `listener` where waiters and streams subscribe, `publisher`
@@ -43,9 +44,9 @@ export function describeLiveContract(store: StoreGetter, makeEvents: EventPairFa
       ]);
       const ids = storedIds(await store().insertMessage({ ...makeMail(), recipients }, [a.id, b.id, c.id], openPolicy()));
       expect((await store().findMessage(ids.get(a.id) ?? ''))?.recipient).toBe(`${a.username}+signup-17@tempinbox.test`);
-      const [viewB] = (await store().listMessagePage(b.id, { limit: 10, ...PAGE })).messages;
+      const [viewB] = (await listMessagePage(store(), b.id, { limit: 10, ...PAGE })).messages;
       expect(viewB?.recipient).toBe(`${b.username}@tempinbox.test`);
-      const [viewC] = await store().listMessages(c.id);
+      const [viewC] = await listMessages(store(), c.id);
       expect(viewC?.recipient).toBe(`${c.username}@${c.domain}`);
     });
 
@@ -62,7 +63,7 @@ export function describeLiveContract(store: StoreGetter, makeEvents: EventPairFa
       // Newer than the match: the limit must count matches, not rows.
       for (let i = 0; i < 3; i += 1) await send('noise', { subject: `noise ${i}` });
       const list = async (filter: Record<string, string>, limit = 10) =>
-        (await store().listMessagePage(inbox.id, { limit, filter, ...PAGE })).messages.map((m) => m.id);
+        (await listMessagePage(store(), inbox.id, { limit, filter, ...PAGE })).messages.map((m) => m.id);
 
       expect(await list({ to: '+SIGNUP@' })).toEqual([signup]);
       expect(await list({ to: '+signup@' }, 1)).toEqual([signup]);
@@ -77,7 +78,7 @@ export function describeLiveContract(store: StoreGetter, makeEvents: EventPairFa
       expect(await list({ subject: '%' })).toEqual([literal]);
       expect(await list({ subject: '_' })).toEqual([literal]);
       // Filters combine with since.
-      expect((await store().listMessagePage(inbox.id, { sinceId: signup, limit: 10, filter: { subject: 'code' }, ...PAGE })).messages.map((m) => m.id)).toEqual([other]);
+      expect((await listMessagePage(store(), inbox.id, { sinceId: signup, limit: 10, filter: { subject: 'code' }, ...PAGE })).messages.map((m) => m.id)).toEqual([other]);
     });
 
     it('reads forward: after an id, exactly the later messages, oldest first, page by page', async () => {
@@ -85,7 +86,7 @@ export function describeLiveContract(store: StoreGetter, makeEvents: EventPairFa
       const ids: string[] = [];
       for (let i = 0; i < 7; i += 1) ids.push(storedIds(await store().insertMessage(makeMail({ subject: `m${i}` }), [inbox.id], openPolicy())).get(inbox.id) ?? '');
       const forward = async (sinceId: string | undefined, limit: number) =>
-        (await store().listMessagePage(inbox.id, { sinceId, limit, oldestFirst: true, ...PAGE })).messages.map((m) => m.id);
+        (await listMessagePage(store(), inbox.id, { sinceId, limit, oldestFirst: true, ...PAGE })).messages.map((m) => m.id);
       expect(await forward(ids[2], 100)).toEqual(ids.slice(3));
       expect(await forward(ids[2], 2)).toEqual(ids.slice(3, 5));
       expect(await forward(ids[6], 100)).toEqual([]);
@@ -110,7 +111,7 @@ export function describeLiveContract(store: StoreGetter, makeEvents: EventPairFa
         const unsubscribe = events.listener.subscribe(inbox.id, (event) => {
           received.push(event);
           // Read at once, as a waiter does: a wake-up before the commit would read nothing new.
-          reads.push(store().listMessages(inbox.id).then((messages) => void seen.push(messages.map((m) => m.id))));
+          reads.push(listMessages(store(), inbox.id).then((messages) => void seen.push(messages.map((m) => m.id))));
         });
         const other = await addInbox(store(), { expiresAt: at(60) });
         const delivered: string[] = [];

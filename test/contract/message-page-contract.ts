@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { MessagePageQuery } from '../../src/ports/mail-store.js';
+import type { PageListing, PageQuery } from '../../src/ports/mail-store.js';
 import { addInbox, deliver, deliverOne, makeAttachment, type StoreGetter } from './mail-store-fixtures.js';
+import { countMessages, listMessageIds, listMessagePage, listMessages } from '../helpers/store-reads.js';
 
 /** Cut of these tests: small, so the cases are cheap, and the code path the same as 256 KiB. */
 const CUT = 64;
 
-/** The bounded listing (listMessagePage) and the bounded trim (trimMessages). */
+/** The bounded page read (readPage), the mark (markInbox) and the bounded trim (trimMessages). */
 export function describeMessagePageContract(store: StoreGetter): void {
   describe('message pages', () => {
-    const page = async (inboxId: string, query: Partial<MessagePageQuery>) => {
-      const result = await store().listMessagePage(inboxId, { limit: 10, maxFieldBytes: CUT, ...query });
+    const page = async (inboxId: string, query: Partial<PageQuery>) => {
+      const result = await listMessagePage(store(), inboxId, { limit: 10, maxFieldBytes: CUT, ...query });
       return { ids: result.messages.map((m) => m.id), beforeFound: result.beforeFound };
     };
 
@@ -46,7 +47,7 @@ export function describeMessagePageContract(store: StoreGetter): void {
       const longText = await deliverOne(store(), inbox.id, { text: long, html: '<p>x</p>' });
       const longHtml = await deliverOne(store(), inbox.id, { text: 'short', html: `<p>${'€'.repeat(CUT)}</p>` });
       const attached = await deliverOne(store(), inbox.id, { text: 'x'.repeat(CUT + 1), attachments: [makeAttachment(new Uint8Array([1]), 'a.bin')] });
-      const { messages } = await store().listMessagePage(inbox.id, { limit: 10, maxFieldBytes: CUT });
+      const { messages } = await listMessagePage(store(), inbox.id, { limit: 10, maxFieldBytes: CUT });
       const byId = new Map(messages.map((m) => [m.id, m]));
 
       expect(byId.get(small)).toMatchObject({ text: fits, html: null, truncated: false });
@@ -64,17 +65,17 @@ export function describeMessagePageContract(store: StoreGetter): void {
       expect((await store().findMessage(longText))?.truncated).toBe(false);
     });
 
-    it('marks an inbox: count, a version that moves on every change and never comes back, and nothing since the newest', async () => {
+    it('marks an inbox: count, a version that moves on every change and never comes back, nothing since the newest, the newest id', async () => {
       const inbox = await addInbox(store());
       const other = await addInbox(store());
       const empty = await store().markInbox(inbox.id);
-      expect(empty).toMatchObject({ count: 0, nothingSince: false });
+      expect(empty).toMatchObject({ count: 0, nothingSince: false, newestId: null });
       const versions = [empty.version];
       const m1 = await deliverOne(store(), inbox.id);
       const m2 = await deliverOne(store(), inbox.id);
       const foreign = await deliverOne(store(), other.id);
       const two = await store().markInbox(inbox.id, m2);
-      expect(two).toMatchObject({ count: 2, nothingSince: true });
+      expect(two).toMatchObject({ count: 2, nothingSince: true, newestId: m2 });
       versions.push(two.version);
       // Another inbox's delivery does not move this inbox's version.
       expect((await store().markInbox(inbox.id)).version).toBe(two.version);
@@ -84,7 +85,7 @@ export function describeMessagePageContract(store: StoreGetter): void {
       // Delete the newest, then receive one: the count is back at 2, the version is not.
       await store().deleteMessage(m2);
       const afterDelete = await store().markInbox(inbox.id, m1);
-      expect(afterDelete).toMatchObject({ count: 1, nothingSince: true });
+      expect(afterDelete).toMatchObject({ count: 1, nothingSince: true, newestId: m1 });
       versions.push(afterDelete.version);
       const m3 = await deliverOne(store(), inbox.id);
       versions.push((await store().markInbox(inbox.id)).version);
@@ -98,7 +99,7 @@ export function describeMessagePageContract(store: StoreGetter): void {
       expect(new Set(versions).size).toBe(versions.length);
     });
 
-    it('lists the ids of a page as listMessagePage does, and reads listed messages by id', async () => {
+    it('lists the ids of a page as its messages, and reads the messages of ids read already', async () => {
       const inbox = await addInbox(store());
       const other = await addInbox(store());
       const ids: string[] = [];
@@ -118,16 +119,45 @@ export function describeMessagePageContract(store: StoreGetter): void {
       ];
       for (const query of queries) {
         const expected = await page(inbox.id, query);
-        expect(await store().listMessageIds(inbox.id, query)).toEqual({ ids: expected.ids, beforeFound: expected.beforeFound });
+        expect(await listMessageIds(store(), inbox.id, query)).toEqual({ ids: expected.ids, beforeFound: expected.beforeFound });
       }
-      const { messages } = await store().listMessagePage(inbox.id, { limit: 10, maxFieldBytes: CUT });
+      const { messages } = await listMessagePage(store(), inbox.id, { limit: 10, maxFieldBytes: CUT });
       // More ids than one statement reads, one of another inbox and one unknown: those are left out.
-      const found = await store().findListedMessages(inbox.id, [...ids, foreign, 'unknown-id'], CUT);
-      const byId = new Map(found.map((message) => [message.id, message]));
-      expect([...byId.keys()].sort()).toEqual([...ids].sort());
-      for (const message of messages) expect(byId.get(message.id)).toEqual(message);
-      expect(byId.get(ids[2] ?? '')?.attachments.map((a) => a.filename)).toEqual(['a.bin', 'b.bin']);
-      expect(await store().findListedMessages(inbox.id, [], CUT)).toEqual([]);
+      const found = await listMessagePage(store(), inbox.id, { limit: 20, maxFieldBytes: CUT, ids: [...ids].reverse().concat(foreign, 'unknown-id') });
+      expect(found.messages).toEqual(messages);
+      expect(messages.find((message) => message.id === ids[2])?.attachments.map((a) => a.filename)).toEqual(['a.bin', 'b.bin']);
+      expect(await listMessagePage(store(), inbox.id, { limit: 10, maxFieldBytes: CUT, ids: [] })).toEqual({ messages: [], beforeFound: true });
+    });
+
+    it('tells whether messages lie beyond the page, within a byte budget, reading no body the caller holds', async () => {
+      const inbox = await addInbox(store());
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i += 1) ids.push(await deliverOne(store(), inbox.id, { subject: `m${i}` }));
+      const newestFirst = [...ids].reverse();
+      const read = async (query: Partial<PageQuery>, listing: PageListing<string> = byId) => {
+        const result = await store().readPage(inbox.id, { limit: 10, maxFieldBytes: CUT, ...query }, listing);
+        return { ids: result.messages, hasMore: result.hasMore };
+      };
+      const taken: string[] = [];
+      const byId: PageListing<string> = { held: () => undefined, take: (message) => (taken.push(message.id), message.id), bytes: () => 10 };
+      expect(await read({})).toEqual({ ids: newestFirst, hasMore: false });
+      expect(await read({ limit: 6 })).toEqual({ ids: newestFirst, hasMore: false });
+      expect(await read({ limit: 5 })).toEqual({ ids: newestFirst.slice(0, 5), hasMore: true });
+      expect(await read({ limit: 2, oldestFirst: true })).toEqual({ ids: ids.slice(0, 2), hasMore: true });
+      expect(await read({ limit: 10, oldestFirst: true, sinceId: ids[3] })).toEqual({ ids: ids.slice(4), hasMore: false });
+      // 10 bytes each: 35 bytes hold three; the first goes in whatever its size.
+      expect(await read({ maxBytes: 35 })).toEqual({ ids: newestFirst.slice(0, 3), hasMore: true });
+      expect(await read({ maxBytes: 1 })).toEqual({ ids: newestFirst.slice(0, 1), hasMore: true });
+      // No body past the budget is read: at most one batch beyond what went in.
+      taken.length = 0;
+      await read({ maxBytes: 1 });
+      expect(taken.length).toBeLessThan(ids.length);
+      // What the caller holds is taken from it, and its body is not read.
+      taken.length = 0;
+      const held = new Set(newestFirst.slice(0, 4));
+      const holding: PageListing<string> = { held: (id) => (held.has(id) ? `held ${id}` : undefined), take: byId.take, bytes: () => 10 };
+      expect((await read({}, holding)).ids).toEqual([...newestFirst.slice(0, 4).map((id) => `held ${id}`), ...newestFirst.slice(4)]);
+      expect(taken.sort()).toEqual(newestFirst.slice(4).sort());
     });
 
     it('trims an inbox to its newest messages, boundedly, and frees unshared contents', async () => {
@@ -138,15 +168,15 @@ export function describeMessagePageContract(store: StoreGetter): void {
       const shared = await deliver(store(), [inbox.id, other.id], { subject: 'shared', raw: new Uint8Array([1]), receivedAt: new Date() });
       expect(await store().trimMessages(inbox.id, 7, 100)).toBe(0);
       expect(await store().trimMessages(inbox.id, 3, 2)).toBe(2);
-      expect(await store().countMessages(inbox.id)).toBe(5);
+      expect(await countMessages(store(), inbox.id)).toBe(5);
       expect(await store().trimMessages(inbox.id, 3, 100)).toBe(2);
-      const kept = await store().listMessages(inbox.id);
+      const kept = await listMessages(store(), inbox.id);
       expect(kept.map((m) => m.subject)).toEqual(['shared', 'm5', 'm4']);
       expect(await store().findMessage(ids[0] ?? '')).toBeNull();
       // The other inbox's copy of a trimmed content would survive; here the shared one is kept anyway.
       expect(await store().findMessage(shared.get(other.id) ?? '')).not.toBeNull();
       expect(await store().trimMessages(inbox.id, 0, 100)).toBe(3);
-      expect(await store().countMessages(inbox.id)).toBe(0);
+      expect(await countMessages(store(), inbox.id)).toBe(0);
       expect(await store().findMessage(shared.get(other.id) ?? '')).not.toBeNull();
     });
   });

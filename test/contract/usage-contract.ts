@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Inbox } from '../../src/domain/types.js';
 import type { InboxUsage, MailStore } from '../../src/ports/mail-store.js';
 import { addInbox, at, deliver, deliverOne, makeAttachment, makeInbox, makeMail, makeSession, openPolicy, storedIds, type StoreGetter } from './mail-store-fixtures.js';
+import { countMessages, inboxUsage, listMessages } from '../helpers/store-reads.js';
 
 /** `size` bytes of a raw message: the byte counter sums raw sizes, so every copy's size differs. */
 function rawOfSize(size: number): Uint8Array {
@@ -10,8 +11,8 @@ function rawOfSize(size: number): Uint8Array {
 
 /** What an inbox holds, counted from its messages (the index and each listed message's size). */
 async function recount(store: MailStore, inboxId: string): Promise<InboxUsage> {
-  const messages = await store.listMessages(inboxId);
-  expect(await store.countMessages(inboxId)).toBe(messages.length);
+  const messages = await listMessages(store, inboxId);
+  expect(await countMessages(store, inboxId)).toBe(messages.length);
   return { messages: messages.length, bytes: messages.reduce((sum, message) => sum + message.size, 0) };
 }
 
@@ -22,7 +23,7 @@ async function recount(store: MailStore, inboxId: string): Promise<InboxUsage> {
 async function expectExactUsage(store: MailStore, inboxes: readonly Inbox[], step: string): Promise<void> {
   for (const inbox of inboxes) {
     const counted = await recount(store, inbox.id);
-    expect(await store.inboxUsage(inbox.id), `${step}: inboxUsage of ${inbox.username}`).toEqual(counted);
+    expect(await inboxUsage(store, inbox.id), `${step}: inboxUsage of ${inbox.username}`).toEqual(counted);
     const found = await store.findInboxWithUsage(inbox.username);
     if (found !== null && found.inbox.id === inbox.id) expect(found.usage, `${step}: findInboxWithUsage of ${inbox.username}`).toEqual(counted);
   }
@@ -88,7 +89,7 @@ export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteU
       // A group of deliveries at once (one transaction on SQLite's group commit).
       await Promise.all([7, 8, 9].map((n) => deliver(store(), [b.id, later.id], { raw: rawOfSize(n * 10) })));
       await expectExactUsage(store(), all, 'deliveries');
-      expect(await store().inboxUsage(a.id)).toEqual({ messages: 2, bytes: 301 + 402 });
+      expect(await inboxUsage(store(), a.id)).toEqual({ messages: 2, bytes: 301 + 402 });
 
       // Refused at store time (full, expired, missing): nothing counted.
       const refusing = openPolicy(at(10), { free: { maxMessages: 2, maxBytes: 1024 ** 3 } });
@@ -106,12 +107,12 @@ export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteU
       expect(await store().trimMessages(postmaster.id, 3, 2)).toBe(2);
       await expectExactUsage(store(), all, 'trim');
       expect(await store().trimMessages(postmaster.id, 3, 100)).toBe(1);
-      expect(await store().inboxUsage(postmaster.id)).toEqual({ messages: 3, bytes: 103 + 104 + 105 });
+      expect(await inboxUsage(store(), postmaster.id)).toEqual({ messages: 3, bytes: 103 + 104 + 105 });
 
       // Deleting an inbox: its counters go with it, the others' copies of its contents stay counted.
       expect(await store().deleteInbox(c.id)).toBe(true);
       await expectExactUsage(store(), all, 'deleteInbox');
-      expect(await store().inboxUsage(c.id)).toEqual({ messages: 0, bytes: 0 });
+      expect(await inboxUsage(store(), c.id)).toEqual({ messages: 0, bytes: 0 });
 
       // The sweeper, one inbox per batch; then an expired name taken over starts empty.
       expect((await store().deleteExpired(at(10), 1)).inboxes).toBe(1);
@@ -123,7 +124,7 @@ export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteU
       await deliverOne(store(), successor.id, { raw: rawOfSize(77) });
       expect((await store().deleteExpired(at(20), 100)).inboxes).toBe(0);
       await expectExactUsage(store(), [...all, successor], 'after sweeps');
-      expect(await store().inboxUsage(successor.id)).toEqual({ messages: 1, bytes: 77 });
+      expect(await inboxUsage(store(), successor.id)).toEqual({ messages: 1, bytes: 77 });
 
       // The session listing shows the same count.
       const listed = await store().listActiveInboxes({ sessionId: session.id, licenseId: null }, at(1));
@@ -141,7 +142,7 @@ export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteU
         ...Array.from({ length: 3 }, () => store().trimMessages(inbox.id, 25, 2)),
       ]);
       await expectExactUsage(store(), [inbox, other], 'concurrent writes');
-      expect((await store().inboxUsage(other.id)).messages).toBe(20);
+      expect((await inboxUsage(store(), other.id)).messages).toBe(20);
     });
 
     it('recountUsage visits every inbox once in batches and finds exact counters nothing to correct', async () => {
@@ -175,13 +176,13 @@ export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteU
       await tamper(store(), b.id, { messages: 2, bytes: 300 + 52 });
       await tamper(store(), c.id, { messages: 1, bytes: 7 });
       await tamper(store(), d.id, { messages: 3, bytes: 3000 });
-      expect(await store().inboxUsage(a.id)).toEqual({ messages: 1, bytes: 300 });
+      expect(await inboxUsage(store(), a.id)).toEqual({ messages: 1, bytes: 300 });
 
       // Two inboxes a batch: three full batches, then an empty one ends it.
       expect(await recountAll(store(), 2)).toEqual({ batches: [2, 2, 2, 0], checked: 6, corrected: 4 });
       await expectExactUsage(store(), all, 'after the recount');
-      expect(await store().inboxUsage(a.id)).toEqual({ messages: 2, bytes: 341 });
-      expect(await store().inboxUsage(d.id)).toEqual({ messages: 0, bytes: 0 });
+      expect(await inboxUsage(store(), a.id)).toEqual({ messages: 2, bytes: 341 });
+      expect(await inboxUsage(store(), d.id)).toEqual({ messages: 0, bytes: 0 });
       expect(await recountAll(store(), 2)).toEqual({ batches: [2, 2, 2, 0], checked: 6, corrected: 0 });
 
       // The writes go on from the corrected counters.
@@ -200,7 +201,7 @@ export function describeUsageContract(store: StoreGetter, overwrite?: OverwriteU
       const results = await Promise.all(Array.from({ length: 12 }, () => store().insertMessage(makeMail({ raw: rawOfSize(10) }), [inbox.id], policy)));
       expect(results.filter((outcomes) => storedIds(outcomes).size === 1)).toHaveLength(3);
       await expectExactUsage(store(), [inbox], 'after the race');
-      expect((await store().inboxUsage(inbox.id)).messages).toBe(12);
+      expect((await inboxUsage(store(), inbox.id)).messages).toBe(12);
     });
   });
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../src/storage/sql/database.js';
 import type { SqlDialect } from '../../src/storage/sql/dialect.js';
 import { createMigrationProvider } from '../../src/storage/sql/migrations.js';
 import { at, deliverOne } from './mail-store-fixtures.js';
+import { inboxUsage } from '../helpers/store-reads.js';
 
 /** The last migration before the inboxes kept their usage (0005-inbox-usage). */
 const BEFORE_USAGE = '0004-message-insights';
@@ -41,9 +42,9 @@ export async function seedBeforeUsageCounters(db: Kysely<Database>, dialect: Sql
 
 /** After `store.migrate()` on the seeded database: the counters hold what was there, and move on from it. */
 export async function expectBackfilledUsage(store: MailStore): Promise<void> {
-  for (const [name, usage] of Object.entries(SEEDED)) expect(await store.inboxUsage(`inbox-${name}`), name).toEqual(usage);
+  for (const [name, usage] of Object.entries(SEEDED)) expect(await inboxUsage(store, `inbox-${name}`), name).toEqual(usage);
   await deliverOne(store, 'inbox-empty', { raw: new Uint8Array(5) });
   expect(await store.deleteMessage('message-full-20')).toBe(true);
-  expect(await store.inboxUsage('inbox-empty')).toEqual({ messages: 1, bytes: 5 });
-  expect(await store.inboxUsage('inbox-full')).toEqual({ messages: 2, bytes: 40 });
+  expect(await inboxUsage(store, 'inbox-empty')).toEqual({ messages: 1, bytes: 5 });
+  expect(await inboxUsage(store, 'inbox-full')).toEqual({ messages: 2, bytes: 40 });
 }

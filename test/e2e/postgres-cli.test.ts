@@ -3,6 +3,7 @@ import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/p
 import { addInbox, at, deliver } from '../contract/mail-store-fixtures.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { runBin } from '../helpers/server-process.js';
+import { inboxUsage } from '../helpers/store-reads.js';
 
 const available = await postgresAvailable('CLI on PostgreSQL');
 
@@ -40,7 +41,7 @@ describe.skipIf(!available)('CLI on PostgreSQL', () => {
       const run = await runBin(['recount-usage'], { DATABASE_URL: database.url });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toBe('recounted 3 inboxes, corrected 2\n');
-      for (const inbox of inboxes) expect(await store.inboxUsage(inbox.id)).toEqual({ messages: 1, bytes: 70 });
+      for (const inbox of inboxes) expect(await inboxUsage(store, inbox.id)).toEqual({ messages: 1, bytes: 70 });
     } finally {
       await store.close();
     }

@@ -14,6 +14,9 @@ import { SessionService } from '../../src/services/session-service.js';
 import { SweepService } from '../../src/services/sweep-service.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 import type { ParsedMail } from '../../src/domain/types.js';
+import type { PageListing } from '../../src/ports/message-reads.js';
+import type { CheckPage, CheckRequest } from '../../src/services/check-page.js';
+import type { LiveMailService } from '../../src/services/live-mail-service.js';
 
 /** Plan numbers of docs/api.md defaults. */
 export const DEFAULT_PLAN: PlanSettings = {
@@ -51,6 +54,10 @@ export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<P
     licenses: new LicenseService({ store, clock, fairUse, plan }),
     delivery: new DeliveryService({ store, clock, parse: lineParser, domains, plan, capacity: options.capacity }),
     sweep: new SweepService(store, clock),
+    /** The inbox use cases over another store (the fixture's wrapped, to count or hold its reads). */
+    inboxesOver(over: MemoryMailStore): InboxService {
+      return new InboxService({ store: over, clock, fairUse, domains, plan });
+    },
     /** A fresh session (and its cookie token). */
     async newSession(): Promise<{ session: Session; token: string }> {
       const opened = await sessions.open(null);
@@ -58,8 +65,12 @@ export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<P
     },
     /** The messages a check with the default limit lists (measured as JSON.stringify of the view). */
     async check(session: Session, name: string, sinceId?: string): Promise<MessageView[]> {
-      const page = await fixture.inboxes.check(session, name, { sinceId, limit: CHECK_MAX_LIMIT }, (m) => Buffer.byteLength(JSON.stringify(m)));
-      return page.messages;
+      return (await fixture.checkPage(session, name, { sinceId, limit: CHECK_MAX_LIMIT }, (m) => Buffer.byteLength(JSON.stringify(m)))).messages;
+    },
+    /** A check as the route makes it for this session (readPoll, then InboxService.check), each message measured by `sizeOf`. */
+    async checkPage(session: Session, name: string, request: CheckRequest, sizeOf: (message: MessageView) => number): Promise<CheckPage<MessageView>> {
+      const polled = await fixture.inboxes.readPoll(session.tokenHash, name, request, true);
+      return (await fixture.inboxes.check(polled, name, request, measuredBy(sizeOf))).page ?? { messages: [], hasMore: false };
     },
     /** Delivers `subject\nbody` to an address through the real delivery service. */
     async send(address: string, subject = 'hello', body = 'body'): Promise<string> {
@@ -69,6 +80,35 @@ export function serviceFixture(options: { rateLimits?: boolean; plan?: Partial<P
     },
   };
   return fixture;
+}
+
+const listings = new WeakMap<(message: MessageView) => number, PageListing<MessageView>>();
+/**
+ * The messages as read, each taking `sizeOf` bytes and a comma in the answer: one listing per
+ * measure, so that checks with the same measure ask the same question (LiveMailService's key).
+ */
+export function measuredBy(sizeOf: (message: MessageView) => number): PageListing<MessageView> {
+  let listing = listings.get(sizeOf);
+  if (listing === undefined) {
+    listing = { held: () => undefined, take: (message) => message, bytes: (message) => sizeOf(message) + 1 };
+    listings.set(sizeOf, listing);
+  }
+  return listing;
+}
+
+/** A held check as the route makes it for this session (readPoll, then LiveMailService.check with `wait`). */
+export async function waitForMail(
+  live: LiveMailService,
+  inboxes: InboxService,
+  session: Session,
+  name: string,
+  request: CheckRequest,
+  waitSeconds: number,
+  sizeOf: (message: MessageView) => number,
+  clientAddress: string,
+): Promise<CheckPage<MessageView>> {
+  const polled = await inboxes.readPoll(session.tokenHash, name, request, true);
+  return (await live.check(polled, name, request, measuredBy(sizeOf), { waitSeconds, clientAddress })).page ?? { messages: [], hasMore: false };
 }
 
 /** The catalog code a use case failed with, or 'no error'. */

@@ -12,6 +12,7 @@ import { RefusedRecipientBudget } from '../../src/services/refused-recipient-bud
 import type { ConnectionLimits } from '../../src/smtp/connection-policy.js';
 import { createSmtpListener, type SmtpListener } from '../../src/smtp/smtp-listener.js';
 import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
+import { listMessages } from './store-reads.js';
 
 /** Domains the test MX serves; the first is the default. */
 export const TEST_DOMAINS = ['tempinbox.test', 'other-served.test'];
@@ -116,7 +117,7 @@ export async function startSmtpFixture(
         await store.insertMessage({ envelopeFrom: 'filler@example.org', parsed: EMPTY_PARSE, raw, receivedAt: now }, [inbox.id], { now, free: UNCAPPED, premium: UNCAPPED });
       }
     },
-    messagesOf: (inbox) => store.listMessages(inbox.id),
+    messagesOf: (inbox) => listMessages(store, inbox.id),
     async rawOf(messageId) {
       const found = await store.findRawMessage(messageId);
       if (found === null) throw new Error(`fixture: no raw message ${messageId}`);

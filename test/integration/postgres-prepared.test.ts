@@ -3,6 +3,7 @@ import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/p
 import { MAX_PREPARED_STATEMENTS, PreparedStatements } from '../../src/storage/sql/postgres-prepared.js';
 import { addInbox, deliverOne } from '../contract/mail-store-fixtures.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
+import { countMessages } from '../helpers/store-reads.js';
 
 const available = await postgresAvailable('prepared statements on PostgreSQL');
 
@@ -48,7 +49,7 @@ describe.skipIf(!available)('prepared statements on PostgreSQL', () => {
       expect((await store.findInboxByUsername(inbox.username))?.id).toBe(inbox.id);
       expect((await store.findInboxByUsername(inbox.username))?.id).toBe(inbox.id);
       await deliverOne(store, inbox.id);
-      expect(await store.countMessages(inbox.id)).toBe(2);
+      expect(await countMessages(store, inbox.id)).toBe(2);
     } finally {
       await store.close();
     }

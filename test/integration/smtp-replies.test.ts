@@ -5,6 +5,7 @@ import { MemoryMailStore } from '../../src/storage/memory/memory-mail-store.js';
 import { startSmtpFixture, TEST_MAX_MESSAGE_BYTES, type SmtpFixture } from '../helpers/smtp-fixture.js';
 import { playSession, type ScriptStep } from '../helpers/smtp-script.js';
 import { splitTrace, type ExpectedTrace } from '../helpers/trace-headers.js';
+import { countMessages } from '../helpers/store-reads.js';
 
 /**
  * docs/api.md "SMTP" as scripts: each test plays (command → expected reply)
@@ -288,7 +289,7 @@ describe('DATA', () => {
     ]);
     const postmaster = await mx.store.findInboxByUsername('postmaster');
     expect(postmaster).not.toBeNull();
-    expect(await mx.store.countMessages(postmaster?.id ?? '')).toBe(1);
+    expect(await countMessages(mx.store, postmaster?.id ?? '')).toBe(1);
   });
 
   it('accepts malformed MIME with 250 and keeps the raw bytes', async () => {

@@ -4,7 +4,7 @@ import { CREATE_PER_ADDRESS } from '../../domain/fair-use.js';
 import { admitSession, consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
 import { ifNoneMatchHits } from '../../domain/check-etag.js';
 import { ListingJsonCache } from '../listing-json-cache.js';
-import { checkJsonWriter, presentInbox, presentInboxSummary, renderCheckListing } from '../presenters.js';
+import { presentInbox, presentInboxSummary, renderCheckPage } from '../presenters.js';
 import type { CheckQuery, CreateQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { ClientGone } from '../../services/client-gone.js';
 import { readSessionToken, setSessionCookie } from '../session-cookie.js';
@@ -44,40 +44,36 @@ export const CHECK_ROUTE = '/api/check/:username';
 
 /** GET /api/check/:username */
 export function checkInboxHandler(deps: HttpDeps) {
-  // One per server: the listing JSON of messages polled before (docs/architecture.md "Serialise once").
+  // One per server: the listing JSON of messages listed before (docs/architecture.md
+  // "Serialise once"), shared by every check and wait of the route.
   const fragments = new ListingJsonCache();
-  // One per server too, over the same fragments: the waits of one inbox share their reads and
-  // each message's JSON.
-  const writer = checkJsonWriter(fragments);
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: CheckQuery }>, reply: FastifyReply) => {
     const { since, before, limit = CHECK_MAX_LIMIT, wait = 0, to, from, subject } = request.query;
     const checkRequest = { sinceId: since, beforeId: before, limit, filter: { to, from, subject } };
     const ifNoneMatch = request.headers['if-none-match'];
-    if (wait <= 0) {
-      // The common poll: session, inbox and mark in one store operation (InboxService.readPoll),
-      // then the steps of requireSession and consumePollBudget below, in the same order.
-      const token = readSessionToken(request);
-      const polled = await deps.inboxes.readPoll(deps.sessions.tokenHashOf(token), request.params.username, checkRequest, ifNoneMatch === undefined);
-      const session = admitSession(deps, reply, token, polled.session === null ? null : await deps.sessions.renew(polled.session));
-      await consumePollBudget(deps, request, reply, session.id);
-      const { etag, listing } = await deps.inboxes.answerPoll(polled, request.params.username, checkRequest, fragments, (tag) =>
-        ifNoneMatchHits(ifNoneMatch, tag),
-      );
-      reply.header('ETag', etag);
-      if (listing === null) return reply.code(304).send();
-      // Already JSON (CheckResponse): fastify sends a string as it is.
-      return reply.type(JSON_TYPE).send(renderCheckListing(listing));
-    }
-    const session = await requireSession(deps, request, reply);
+    // Session, inbox and mark in one store operation (InboxService.readPoll), then the steps
+    // of requireSession and consumePollBudget, in the same order. A held check counts once
+    // against the poll budget, however long it waits.
+    const token = readSessionToken(request);
+    const readIds = ifNoneMatch === undefined || wait > 0;
+    const polled = await deps.inboxes.readPoll(deps.sessions.tokenHashOf(token), request.params.username, checkRequest, readIds);
+    const session = admitSession(deps, reply, token, polled.session === null ? null : await deps.sessions.renew(polled.session));
     await consumePollBudget(deps, request, reply, session.id);
-    // A held request has no ETag: it answers when something is new, not when nothing changed.
-    // It counts once against the poll budget (above), however long it waits.
-    const gone = clientGone(reply);
-    const page = await deps.live.waitForMail(session, request.params.username, checkRequest, wait, writer.measure, request.ip, { cancel: gone });
-    reply.raw.off('close', gone.raise);
+    const gone = wait > 0 ? clientGone(reply) : undefined;
+    const { etag, page } = await deps.live.check(polled, request.params.username, checkRequest, fragments, {
+      waitSeconds: wait,
+      isCurrent: (tag) => ifNoneMatchHits(ifNoneMatch, tag),
+      clientAddress: request.ip,
+      cancel: gone,
+    });
+    if (gone !== undefined) reply.raw.off('close', gone.raise);
+    // A held check has no ETag: it answers when something is new, not when nothing changed.
+    if (etag !== undefined) reply.header('ETag', etag);
+    if (page === null) return reply.code(304).send();
     // Answered because the node stops: the client must not send its next request here.
-    if (deps.live.stopping) reply.header('Connection', 'close');
-    return reply.type(JSON_TYPE).send(writer.render(page));
+    if (wait > 0 && deps.live.stopping) reply.header('Connection', 'close');
+    // Already JSON (CheckResponse): fastify sends a string as it is.
+    return reply.type(JSON_TYPE).send(renderCheckPage(page));
   };
 }
 

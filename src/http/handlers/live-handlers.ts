@@ -5,7 +5,7 @@ import { isId } from '../../domain/ids.js';
 import type { MessageView } from '../../domain/types.js';
 import { consumePollBudget, requireSession, type HttpDeps } from '../http-deps.js';
 import { ListingJsonCache } from '../listing-json-cache.js';
-import { checkJsonWriter } from '../presenters.js';
+import { messageJson } from '../presenters.js';
 import type { EventsQuery, InboxParams } from '../schemas/inbox-schemas.js';
 import { sseEvent, writeWhenDrained } from '../sse-writer.js';
 import { EventFrames, PING_FRAME } from '../event-frames.js';
@@ -30,7 +30,7 @@ export const EVENTS_ROUTE = '/api/inbox/:username/events';
 export function inboxEventsHandler(deps: HttpDeps) {
   // One per server: the streams of one inbox share their reads and each message's JSON
   // (kept by id, bounded: docs/architecture.md "Serialise once") and its encoded event.
-  const { json } = checkJsonWriter(new ListingJsonCache());
+  const json = messageJson(new ListingJsonCache());
   const frames = new EventFrames(json);
   return async (request: FastifyRequest<{ Params: InboxParams; Querystring: EventsQuery }>, reply: FastifyReply) => {
     const session = await requireSession(deps, request, reply);

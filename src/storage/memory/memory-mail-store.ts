@@ -31,15 +31,15 @@ import {
   type RedeemStatus,
   type StorePolicy,
   type MessagePage,
-  type MessagePageQuery,
+  type PageListing,
+  type PageQuery,
   type InboxMark,
   type InboxPoll,
   type PollQuery,
-  type MessageIdPage,
-  type MessageIdQuery,
   type RecountQuery,
   type RecountResult,
 } from '../../ports/mail-store.js';
+import { assemblePage, type PageIds } from '../page-assembly.js';
 
 /** A received message, shared by its copies (the SQL `contents` row). */
 interface StoredContent {
@@ -316,14 +316,6 @@ export class MemoryMailStore implements MailStore {
 
   // --- messages ---------------------------------------------------------------------------
 
-  countMessages(inboxId: string): Promise<number> {
-    return this.op(() => this.byInbox.get(inboxId)?.length ?? 0);
-  }
-
-  inboxUsage(inboxId: string): Promise<InboxUsage> {
-    return this.op(() => this.usageOf(inboxId));
-  }
-
   recountUsage(query: RecountQuery): Promise<RecountResult> {
     // One synchronous step, like the SQL store's one transaction per batch.
     return this.op(() => {
@@ -414,17 +406,6 @@ export class MemoryMailStore implements MailStore {
     });
   }
 
-  listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {
-    return this.op(() => {
-      const list = this.byInbox.get(inboxId) ?? [];
-      const since = options.sinceId === undefined ? undefined : this.messages.get(options.sinceId);
-      const after = since !== undefined && since.inboxId === inboxId ? since.seq : 0;
-      const newestFirst = list.filter((m) => m.seq > after).reverse();
-      const page = options.limit === undefined ? newestFirst : newestFirst.slice(0, Math.max(0, Math.floor(options.limit)));
-      return page.map((m) => this.view(m));
-    });
-  }
-
   markInbox(inboxId: string, sinceId?: string): Promise<InboxMark> {
     return this.op(() => {
       const list = this.byInbox.get(inboxId) ?? [];
@@ -432,7 +413,7 @@ export class MemoryMailStore implements MailStore {
       const sum = list.reduce((total, message) => total + message.seq, 0);
       const since = sinceId === undefined ? undefined : this.messages.get(sinceId);
       const nothingSince = since !== undefined && since.inboxId === inboxId && since.seq >= newest;
-      return { count: list.length, version: `${list.length}.${newest}.${sum}`, nothingSince };
+      return { count: list.length, version: `${list.length}.${newest}.${sum}`, nothingSince, newestId: list.at(-1)?.id ?? null };
     });
   }
 
@@ -450,49 +431,43 @@ export class MemoryMailStore implements MailStore {
     if (inbox === undefined) return { session: copySession(session), inbox: null, mark: null, ids: null };
     if (inbox.expiresAt.getTime() <= now.getTime()) return { session: copySession(session), inbox: copyInbox(inbox), mark: null, ids: null };
     const mark = this.markInbox(inbox.id, sinceId);
-    const ids = idLimit > 0 ? this.listMessageIds(inbox.id, { sinceId, limit: idLimit }) : undefined;
-    return { session: copySession(session), inbox: copyInbox(inbox), mark: await mark, ids: ids === undefined ? null : (await ids).ids };
+    // pageIds reads one more than its limit.
+    const ids = idLimit > 0 ? this.pageIds(inbox.id, { sinceId, limit: idLimit - 1 }).ids : null;
+    return { session: copySession(session), inbox: copyInbox(inbox), mark: await mark, ids: ids === null ? null : [...ids] };
   }
 
-  async listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
-    // The cut does not matter for ids; 0 keeps the views small.
-    const { messages, ...found } = await this.listMessagePage(inboxId, { ...query, maxFieldBytes: 0 });
-    return { ids: messages.map((message) => message.id), ...found };
+  readPage<T>(inboxId: string, query: PageQuery, listing: PageListing<T>): Promise<MessagePage<T>> {
+    const cut = Math.max(0, Math.floor(query.maxFieldBytes));
+    const bodies = (ids: readonly string[]) =>
+      this.op(() => ids.map((id) => this.messages.get(id)).flatMap((message) => (message?.inboxId === inboxId ? [this.cutView(message, cut)] : [])));
+    return this.op(() => (query.ids !== undefined ? { ids: query.ids, beforeFound: true } : this.pageIds(inboxId, query))).then((found) =>
+      assemblePage(found, query, listing, bodies),
+    );
   }
 
-  findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
-    return this.op(() => {
-      const cut = Math.max(0, Math.floor(maxFieldBytes));
-      const found = [...new Set(ids)].map((id) => this.messages.get(id)).filter((message): message is StoredMessage => message?.inboxId === inboxId);
-      return found.map((message) => this.cutView(message, cut));
-    });
-  }
-
-  listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage> {
-    return this.op(() => {
-      const list = this.byInbox.get(inboxId) ?? [];
-      const seqOf = (id: string | undefined) => {
-        const message = id === undefined ? undefined : this.messages.get(id);
-        return message !== undefined && message.inboxId === inboxId ? message.seq : undefined;
-      };
-      const cursor = query.afterId === undefined ? 0 : seqOf(query.afterId);
-      const afterFound = query.afterId === undefined ? {} : { afterFound: cursor !== undefined };
-      const before = query.beforeId === undefined ? Infinity : seqOf(query.beforeId);
-      if (before === undefined) return { messages: [], beforeFound: false, ...afterFound };
-      if (cursor === undefined) return { messages: [], beforeFound: true, afterFound: false };
-      const after = Math.max(seqOf(query.sinceId) ?? 0, cursor);
-      const limit = Math.max(0, Math.floor(query.limit));
-      const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
-      const filter = foldFilter(query.filter);
-      const page: MessageView[] = [];
-      const inRange = list.filter((message) => message.seq > after && message.seq < before);
-      if (query.oldestFirst !== true) inRange.reverse();
-      for (const message of inRange) {
-        if (page.length >= limit) break;
-        if (matchesFilter(message.keys, filter)) page.push(this.cutView(message, maxFieldBytes));
-      }
-      return { messages: page, beforeFound: true, ...afterFound };
-    });
+  /** The ids of a page, `limit` + 1 of them, as the SQL store reads them from its index. */
+  private pageIds(inboxId: string, query: Omit<PageQuery, 'maxFieldBytes'>): PageIds {
+    const list = this.byInbox.get(inboxId) ?? [];
+    const seqOf = (id: string | undefined) => {
+      const message = id === undefined ? undefined : this.messages.get(id);
+      return message !== undefined && message.inboxId === inboxId ? message.seq : undefined;
+    };
+    const cursor = query.afterId === undefined ? 0 : seqOf(query.afterId);
+    const afterFound = query.afterId === undefined ? {} : { afterFound: cursor !== undefined };
+    const before = query.beforeId === undefined ? Infinity : seqOf(query.beforeId);
+    if (before === undefined) return { ids: [], beforeFound: false, ...afterFound };
+    if (cursor === undefined) return { ids: [], beforeFound: true, afterFound: false };
+    const after = Math.max(seqOf(query.sinceId) ?? 0, cursor);
+    const limit = Math.max(0, Math.floor(query.limit)) + 1;
+    const filter = foldFilter(query.filter);
+    const inRange = list.filter((message) => message.seq > after && message.seq < before);
+    if (query.oldestFirst !== true) inRange.reverse();
+    const ids: string[] = [];
+    for (const message of inRange) {
+      if (ids.length >= limit) break;
+      if (matchesFilter(message.keys, filter)) ids.push(message.id);
+    }
+    return { ids, beforeFound: true, ...afterFound };
   }
 
   trimMessages(inboxId: string, keep: number, maxDeleted: number): Promise<number> {

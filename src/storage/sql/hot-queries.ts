@@ -40,12 +40,10 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           .returning('id'),
     ),
     findInboxByUsername: template(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
-    countMessages: template(1, (db, inboxId: string) =>
-      db.selectFrom('messages').select((eb) => eb.fn.countAll<DbCount>().as('n')).where('inbox_id', '=', inboxId),
-    ),
     /**
-     * markInbox: count, newest seq and sum of seqs of the inbox, and the seq of `sinceId` (NULL
-     * when it is not one of its messages); all from the (inbox_id, seq) index.
+     * markInbox: count, newest seq and sum of seqs of the inbox, the seq of `sinceId` (NULL
+     * when it is not one of its messages) and the newest message's id; all from the
+     * (inbox_id, seq) index.
      */
     markInbox: template(2, (db, inboxId: string, sinceId: string) =>
       db
@@ -55,6 +53,7 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           eb.fn.max<DbCount | null>('m.seq').as('newest'),
           eb.fn.sum<DbCount | null>('m.seq').as('total'),
           eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', sinceId).where('s.inbox_id', '=', inboxId).as('since_seq'),
+          eb.selectFrom('messages as t').select('t.id').where('t.inbox_id', '=', inboxId).orderBy('t.seq', 'desc').limit(1).as('newest_id'),
         ])
         .where('m.inbox_id', '=', inboxId),
     ),
@@ -129,12 +128,15 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           'k.total',
           'p.id as page_id',
         ])
-        .select((eb) => eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).where('x.inbox_id', '=', inboxOf).as('since_seq'))
+        .select((eb) => [
+          eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).where('x.inbox_id', '=', inboxOf).as('since_seq'),
+          eb.selectFrom('messages as y').select('y.id').where('y.inbox_id', '=', inboxOf).orderBy('y.seq', 'desc').limit(1).as('newest_id'),
+        ])
         .where('s.token_hash', '=', tokenHash)
         .where('s.expires_at', '>', now)
         .orderBy('p.seq', 'desc');
     }),
-    /** The ids of listPage, newest first: the index and the messages rows, no content. */
+    /** The ids of a page after `sinceId` ('' or unknown: from the first), newest first: the index and the messages rows, no content. */
     listIds: template(3, (db, inboxId: string, sinceId: string, limit: number) =>
       db
         .selectFrom('messages as m')
@@ -142,6 +144,16 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
         .where('m.inbox_id', '=', inboxId)
         .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
         .orderBy('m.seq', 'desc')
+        .limit(limit),
+    ),
+    /** listIds read forward: the first `limit` ids after `sinceId`, oldest first (event streams). */
+    listIdsForward: template(3, (db, inboxId: string, sinceId: string, limit: number) =>
+      db
+        .selectFrom('messages as m')
+        .select('m.id')
+        .where('m.inbox_id', '=', inboxId)
+        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
+        .orderBy('m.seq', 'asc')
         .limit(limit),
     ),
     /** listIds, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
@@ -161,34 +173,6 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
      */
     listByIds: template(2 + LISTED_IDS_PER_STATEMENT, (db, inboxId: string, cutChars: number, ...ids: string[]) =>
       messageCutQuery(db, cutChars).where('m.inbox_id', '=', inboxId).where('m.id', 'in', ids),
-    ),
-    /**
-     * A page of an inbox for listings, bodies cut (messageCutQuery). `sinceId` '' or unknown
-     * means no lower bound (seqOf falls back to 0).
-     */
-    listPage: template(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
-      messageCutQuery(db, cutChars)
-        .where('m.inbox_id', '=', inboxId)
-        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .orderBy('m.seq', 'desc')
-        .limit(limit),
-    ),
-    /** listPage read forward: the first `limit` messages after `sinceId`, oldest first (event streams). */
-    listPageForward: template(4, (db, inboxId: string, sinceId: string, cutChars: number, limit: number) =>
-      messageCutQuery(db, cutChars)
-        .where('m.inbox_id', '=', inboxId)
-        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .orderBy('m.seq', 'asc')
-        .limit(limit),
-    ),
-    /** listPage, only messages older than `beforeId` (no rows when it is not a message of the inbox). */
-    listPageBefore: template(5, (db, inboxId: string, sinceId: string, beforeId: string, cutChars: number, limit: number) =>
-      messageCutQuery(db, cutChars)
-        .where('m.inbox_id', '=', inboxId)
-        .where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId))
-        .where('m.seq', '<', (eb) => anchorSeq(eb, inboxId, beforeId))
-        .orderBy('m.seq', 'desc')
-        .limit(limit),
     ),
   };
 }

@@ -86,24 +86,6 @@ export async function isMessageOf(db: Kysely<Database>, inboxId: string, message
   return row !== undefined;
 }
 
-/**
- * A page of an inbox, newest first (one query on the (inbox_id, seq) index). `sinceId` that
- * is not a message of this inbox makes the subquery NULL; COALESCE turns that into "all".
- */
-export async function listMessageRows(
-  db: Kysely<Database>,
-  inboxId: string,
-  options: { sinceId?: string; limit?: number },
-): Promise<MessageRow[]> {
-  let query = messageQuery(db).where('m.inbox_id', '=', inboxId);
-  const { sinceId, limit } = options;
-  if (sinceId !== undefined) query = query.where('m.seq', '>', (eb) => seqOf(eb, inboxId, sinceId));
-  query = query.orderBy('m.seq', 'desc');
-  // Negative or fractional limits would mean "no limit" to SQLite and an error to PostgreSQL.
-  if (limit !== undefined) query = query.limit(Math.max(0, Math.floor(limit)));
-  return query.execute();
-}
-
 /** One message with its headers, for the detail view. */
 export async function findMessageRow(
   db: Kysely<Database>,
@@ -112,34 +94,7 @@ export async function findMessageRow(
   return messageQuery(db).select('c.headers_json').where('m.id', '=', messageId).executeTakeFirst();
 }
 
-/**
- * Attachment metadata for a page from listMessageRows, in one query whatever the page size:
- * the page is a contiguous seq range of one inbox, so a range join replaces an IN list (and
- * keeps the SQL text constant for the statement cache). Skipped when no message has any.
- */
-export async function attachmentsOfPage(
-  db: Kysely<Database>,
-  inboxId: string,
-  rows: readonly Pick<MessageRow, 'seq' | 'attachment_count'>[],
-): Promise<Map<string, AttachmentInfo[]>> {
-  const newest = rows[0];
-  const oldest = rows[rows.length - 1];
-  if (newest === undefined || oldest === undefined || !rows.some((row) => row.attachment_count > 0)) return new Map();
-  const found = await db
-    .selectFrom('messages as m')
-    .innerJoin('attachments as a', 'a.content_id', 'm.content_id')
-    .select(['a.id', 'a.content_id', 'a.filename', 'a.content_type', 'a.size'])
-    .where('m.inbox_id', '=', inboxId)
-    .where('m.seq', '>=', oldest.seq)
-    .where('m.seq', '<=', newest.seq)
-    .orderBy('a.content_id')
-    .orderBy('a.position')
-    .limit(rows.length * MAX_LISTED_ATTACHMENTS)
-    .execute();
-  return groupByContent(found);
-}
-
-/** Attachment metadata of a few contents (findListedMessages' batch), each list in message order. */
+/** Attachment metadata of a few contents (a batch of readPage's bodies), each list in message order. */
 export async function attachmentsOfContents(db: Kysely<Database>, contentIds: readonly string[]): Promise<Map<string, AttachmentInfo[]>> {
   if (contentIds.length === 0) return new Map();
   const found = await db

@@ -28,12 +28,11 @@ import {
   type RedeemStatus,
   type StorePolicy,
   type MessagePage,
-  type MessagePageQuery,
+  type PageListing,
+  type PageQuery,
   type InboxMark,
   type InboxPoll,
   type PollQuery,
-  type MessageIdPage,
-  type MessageIdQuery,
   type RecountQuery,
   type RecountResult,
   hasFilter,
@@ -44,20 +43,19 @@ import type { SqlDialect, StoreFailureKind } from './dialect.js';
 import {
   attachmentsOfContent,
   attachmentsOfContents,
-  attachmentsOfPage,
   findAttachmentContent,
   findMessageRow,
   findRaw,
   isMessageOf,
-  listMessageRows,
   toCutMessageView,
   toMessageView,
   type MessageCutRow,
 } from './message-reads.js';
 import { GroupCommitQueue } from './group-commit.js';
-import { createFilterQueries, scanMessageIds, type FilterQueries, type ScanQuery } from './filtered-scan.js';
+import { createFilterQueries, scanMessageIds, type FilterQueries } from './filtered-scan.js';
+import { assemblePage, type PageIds } from '../page-assembly.js';
 import { createHotQueries, LISTED_IDS_PER_STATEMENT, type HotQueries } from './hot-queries.js';
-import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn, usageOf } from './limit-writes.js';
+import { getOrCreateFreeInboxIn, insertInboxIn, insertLicenseInboxIn, redeemLicenseIn } from './limit-writes.js';
 import { notifyInTransaction } from './inbox-notify.js';
 import { lockInbox, lockInboxOfMessage, releaseUsage, returningDeletedCopy } from './inbox-usage.js';
 import { INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
@@ -394,17 +392,6 @@ export class SqlMailStore implements MailStore {
 
   // --- messages ---------------------------------------------------------------------------
 
-  countMessages(inboxId: string): Promise<number> {
-    return this.run('countMessages', async () => {
-      const [row] = await this.hot.countMessages.execute(this.db, inboxId);
-      return toCount(row?.n);
-    });
-  }
-
-  inboxUsage(inboxId: string): Promise<InboxUsage> {
-    return this.run('inboxUsage', async () => (await usageOf(this.db, [inboxId])).get(inboxId) ?? { messages: 0, bytes: 0 });
-  }
-
   recountUsage(query: RecountQuery): Promise<RecountResult> {
     // A Kysely transaction: on SQLite it runs on the writer thread (sqlite-worker-driver.ts),
     // taking turns with the group commit's deliveries, so the event loop never waits for it.
@@ -415,14 +402,6 @@ export class SqlMailStore implements MailStore {
     return this.run('insertMessage', () =>
       inboxIds.length === 0 ? Promise.resolve(new Map()) : this.messageQueue.push({ message, inboxIds, policy }),
     );
-  }
-
-  listMessages(inboxId: string, options: { sinceId?: string; limit?: number } = {}): Promise<MessageView[]> {
-    return this.run('listMessages', async () => {
-      const rows = await listMessageRows(this.db, inboxId, options);
-      const attachments = await attachmentsOfPage(this.db, inboxId, rows);
-      return rows.map((row) => toMessageView(row, attachments.get(row.content_id) ?? []));
-    });
   }
 
   markInbox(inboxId: string, sinceId = ''): Promise<InboxMark> {
@@ -481,28 +460,40 @@ export class SqlMailStore implements MailStore {
     return { session, inbox, mark, ids };
   }
 
-  listMessageIds(inboxId: string, query: MessageIdQuery): Promise<MessageIdPage> {
-    return this.run('listMessageIds', async () => {
-      const { sinceId = '', beforeId } = query;
-      const limit = Math.max(0, Math.floor(query.limit));
-      if (scans(query)) return this.scan(inboxId, { ...query, limit, oldestFirst: false });
-      const ids = (
-        beforeId === undefined
-          ? await this.hot.listIds.execute(this.db, inboxId, sinceId, limit)
-          : await this.hot.listIdsBefore.execute(this.db, inboxId, sinceId, beforeId, limit)
-      ).map((row) => row.id);
-      const beforeFound = beforeId === undefined || ids.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
-      return { ids, beforeFound };
+  readPage<T>(inboxId: string, query: PageQuery, listing: PageListing<T>): Promise<MessagePage<T>> {
+    return this.run('readPage', async () => {
+      const found = query.ids !== undefined ? { ids: query.ids, beforeFound: true } : await this.pageIds(inboxId, query);
+      const cut = Math.max(0, Math.floor(query.maxFieldBytes));
+      return assemblePage(found, query, listing, (ids) => this.readListed(inboxId, ids, cut));
     });
   }
 
-  findListedMessages(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
-    return this.run('findListedMessages', () => this.readListed(inboxId, ids, maxFieldBytes));
+  /**
+   * The ids of a page, `limit` + 1 of them (one more tells whether messages exist beyond it):
+   * one statement on the (inbox_id, seq) index for the hot shapes, the bounded statements of
+   * filtered-scan.ts for a filter or a wait's cursor.
+   */
+  private async pageIds(inboxId: string, query: PageQuery): Promise<PageIds> {
+    const { sinceId = '', beforeId } = query;
+    // Negative or fractional numbers would mean "no limit" to SQLite and an error to PostgreSQL.
+    const limit = Math.max(0, Math.floor(query.limit)) + 1;
+    const forward = query.oldestFirst === true;
+    if (hasFilter(query.filter) || query.afterId !== undefined || (forward && beforeId !== undefined)) {
+      return scanMessageIds(this.db, this.filterQueries, inboxId, { ...query, limit, oldestFirst: forward, filter: foldFilter(query.filter) });
+    }
+    const rows = forward
+      ? await this.hot.listIdsForward.execute(this.db, inboxId, sinceId, limit)
+      : beforeId === undefined
+        ? await this.hot.listIds.execute(this.db, inboxId, sinceId, limit)
+        : await this.hot.listIdsBefore.execute(this.db, inboxId, sinceId, beforeId, limit);
+    const ids = rows.map((row) => row.id);
+    // An empty page is the only case where an unknown `beforeId` and "nothing older" look alike.
+    const beforeFound = beforeId === undefined || ids.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
+    return { ids, beforeFound };
   }
 
-  /** findListedMessages' reads: LISTED_IDS_PER_STATEMENT messages per statement, then their attachments. */
-  private async readListed(inboxId: string, ids: readonly string[], maxFieldBytes: number): Promise<MessageView[]> {
-    const cut = Math.max(0, Math.floor(maxFieldBytes));
+  /** The listed messages with these ids: LISTED_IDS_PER_STATEMENT per statement, then their attachments. */
+  private async readListed(inboxId: string, ids: readonly string[], cut: number): Promise<MessageView[]> {
     const rows: MessageCutRow[] = [];
     for (const batch of chunks([...new Set(ids)], LISTED_IDS_PER_STATEMENT)) {
       // Fill the template's slots by repeating an id: IN ignores the duplicates.
@@ -511,40 +502,6 @@ export class SqlMailStore implements MailStore {
     }
     const attachments = await attachmentsOfContents(this.db, rows.filter((row) => row.attachment_count > 0).map((row) => row.content_id));
     return rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], cut));
-  }
-
-  /** The ids a filtered (or `afterId`) page holds, read by bounded statements (filtered-scan.ts). */
-  private scan(inboxId: string, query: Omit<ScanQuery, 'filter'> & Pick<MessagePageQuery, 'filter'>) {
-    return scanMessageIds(this.db, this.filterQueries, inboxId, { ...query, filter: foldFilter(query.filter) });
-  }
-
-  listMessagePage(inboxId: string, query: MessagePageQuery): Promise<MessagePage> {
-    return this.run('listMessagePage', async () => {
-      const { sinceId = '', beforeId } = query;
-      // Negative or fractional numbers would mean "no limit" to SQLite and an error to PostgreSQL.
-      const limit = Math.max(0, Math.floor(query.limit));
-      const maxFieldBytes = Math.max(0, Math.floor(query.maxFieldBytes));
-      const forward = query.oldestFirst === true;
-      // Filters, a wait's cursor and forward pages with `before` scan for the ids, then read
-      // those messages; the hot shapes are one template each.
-      if (scans(query) || (forward && beforeId !== undefined)) {
-        const { ids, ...found } = await this.scan(inboxId, { ...query, limit, oldestFirst: forward });
-        const byId = new Map((await this.readListed(inboxId, ids, maxFieldBytes)).map((message) => [message.id, message]));
-        // A message deleted since the scan is left out.
-        return { messages: ids.flatMap((id) => byId.get(id) ?? []), ...found };
-      }
-      const rows = forward
-        ? await this.hot.listPageForward.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
-        : beforeId === undefined
-          ? await this.hot.listPage.execute(this.db, inboxId, sinceId, maxFieldBytes, limit)
-          : await this.hot.listPageBefore.execute(this.db, inboxId, sinceId, beforeId, maxFieldBytes, limit);
-      // An empty page is the only case where an unknown `beforeId` and "nothing older" look alike.
-      const beforeFound = beforeId === undefined || rows.length > 0 || (await isMessageOf(this.db, inboxId, beforeId));
-      // attachmentsOfPage takes the page newest first.
-      const attachments = await attachmentsOfPage(this.db, inboxId, forward ? [...rows].reverse() : rows);
-      const messages = rows.map((row) => toCutMessageView(row, attachments.get(row.content_id) ?? [], maxFieldBytes));
-      return { messages, beforeFound };
-    });
   }
 
   trimMessages(inboxId: string, keep: number, maxDeleted: number): Promise<number> {
@@ -637,18 +594,20 @@ export class SqlMailStore implements MailStore {
   }
 }
 
-/** Whether a page takes the scan of filtered-scan.ts: it has a filter or a wait's cursor. */
-function scans(query: MessageIdQuery): boolean {
-  return hasFilter(query.filter) || query.afterId !== undefined;
-}
-
-/** markInbox's figures as an InboxMark: count, newest and sum of seqs, and the seq of `sinceId` (NULL: not one of the inbox's). */
-function toMark(row: { n: DbCount; newest: DbCount | null; total: DbCount | null; since_seq: DbCount | null } | undefined): InboxMark {
+/** markInbox's figures as an InboxMark: count, newest and sum of seqs, the seq of `sinceId` (NULL: not one of the inbox's), the newest id. */
+function toMark(
+  row: { n: DbCount; newest: DbCount | null; total: DbCount | null; since_seq: DbCount | null; newest_id: string | null } | undefined,
+): InboxMark {
   const count = toCount(row?.n);
   // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
   const newest = BigInt(String(row?.newest ?? 0));
   const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
-  return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
+  return {
+    count,
+    version: `${count}.${newest}.${String(row?.total ?? 0)}`,
+    nothingSince: since !== null && since >= newest,
+    newestId: row?.newest_id ?? null,
+  };
 }
 
 /** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreFailureError } from '../../ports/mail-store.js';
 import { createSqliteStore } from './sqlite-store.js';
+import { listMessages } from '../../../test/helpers/store-reads.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tempinbox-group-commit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -49,7 +50,7 @@ describe('SQLite store: group commit of messages', () => {
       );
       expect(seen).toEqual(Array.from({ length: 100 }, () => 1));
       // Newest first, in the order the deliveries were made.
-      const subjects = (await store.listMessages(inbox.id)).map((message) => message.subject);
+      const subjects = (await listMessages(store, inbox.id)).map((message) => message.subject);
       expect(subjects).toEqual(Array.from({ length: 100 }, (_, n) => String(99 - n)));
     } finally {
       reader.close();
