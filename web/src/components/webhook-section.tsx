@@ -16,6 +16,8 @@ const FOLLOW_UP_INTERVAL_MS = 1000;
  * as failed, plus the second before it starts and room for a slow server.
  */
 const FOLLOW_UP_TRIES = 15;
+/** Said after Send test until the test's attempt is listed. */
+const TEST_SENT = 'Test sent. Its delivery is listed below as soon as it is made.';
 /** How long "Copied" stays on the button. */
 const COPIED_MS = 2000;
 
@@ -76,16 +78,20 @@ export function WebhookSection({ username, email, messageCount }: WebhookSection
     }
   };
 
-  /** Refreshes until a new attempt is listed, or FOLLOW_UP_TRIES looks have found none; a newer follow-up replaces it. */
-  const followUp = async (before: string) => {
+  /**
+   * Refreshes until a new attempt is listed (true), or FOLLOW_UP_TRIES looks have found none;
+   * a newer follow-up, or another inbox, ends it (false).
+   */
+  const followUp = async (before: string): Promise<boolean> => {
     const run = (followUps.current += 1);
     const asked = username;
     for (let tries = 0; tries < FOLLOW_UP_TRIES; tries += 1) {
       await new Promise((done) => window.setTimeout(done, FOLLOW_UP_INTERVAL_MS));
-      if (followUps.current !== run || shown.current !== asked) return;
+      if (followUps.current !== run || shown.current !== asked) return false;
       const next = await load();
-      if (next !== null && deliveriesFingerprint(next.deliveries) !== before) return;
+      if (next !== null && deliveriesFingerprint(next.deliveries) !== before) return true;
     }
+    return false;
   };
 
   useEffect(() => {
@@ -139,8 +145,9 @@ export function WebhookSection({ username, email, messageCount }: WebhookSection
     const before = deliveriesFingerprint(state?.deliveries ?? []);
     try {
       await api.testWebhook(username);
-      setStatus('Test sent. Its delivery is listed below as soon as it is made.');
-      void followUp(before);
+      setStatus(TEST_SENT);
+      // Once its attempt is listed the table says the rest.
+      void followUp(before).then((listed) => listed && setStatus((now) => (now === TEST_SENT ? null : now)));
     } catch (error) {
       setActionError(failureText(error));
       void load();
