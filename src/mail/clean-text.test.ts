@@ -12,6 +12,12 @@ describe('clean-text', () => {
     expect(cleanText('a\u0000b\tc\r\nd\u001be\u007f', 100)).toBe('ab\tc\r\nde');
     expect(cleanText('x\uD800y\uDC00z', 100)).toBe('x\uFFFDy\uFFFDz');
     expect(cleanText('abcdef', 3)).toBe('abc');
+    // Each kind alone (the scan that lets clean text through untouched must see every one).
+    expect(cleanText('a\u0085b', 100)).toBe('a\u2026b');
+    expect(cleanText('a\u000bb\u001fc', 100)).toBe('abc');
+    expect(cleanText('ok 🎉\tdone\r\n', 100)).toBe('ok 🎉\tdone\r\n');
+    expect(cleanText('\uDC00', 100)).toBe('\uFFFD');
+    expect(cleanText('plain text, € and ü\r\n', 100)).toBe('plain text, € and ü\r\n');
   });
 
   it('makes one trimmed line of a header value', () => {

@@ -48,8 +48,16 @@ export function cleanText(value: string, maxChars: number): string {
   return stripControls(truncate(value, maxChars));
 }
 
+/**
+ * Any character stripControls may change: a control other than TAB, LF and CR, DEL, C1, or a
+ * surrogate (paired or not). Most bodies have none, and one scan for them replaces three.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const MAY_NEED_STRIPPING = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uD800-\uDFFF]/;
+
 /** Like cleanText without the cap, for output whose size is bounded by its producer. */
 export function stripControls(value: string): string {
+  if (!MAY_NEED_STRIPPING.test(value)) return value;
   return repairC1(value).replace(CONTROL_KEEP_WHITESPACE, '').replace(LONE_SURROGATE, '\uFFFD');
 }
 

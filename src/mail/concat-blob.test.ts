@@ -5,7 +5,9 @@ import { ConcatBlob, type ConcatBlobPart } from './concat-blob.js';
 function parts(): ConcatBlobPart[] {
   const bytes = new TextEncoder().encode('héllo wörld');
   const shared = new Uint8Array([0, 1, 2, 3, 4, 5, 6, 7]);
-  return ['line one', '\n', bytes, '\n', bytes.buffer, shared.subarray(2, 5), new DataView(shared.buffer, 5, 2), '', 'ünïcode ✓'];
+  // One-character strings (ASCII and not), and views on both sides of the byte-by-byte copy's limit.
+  const long = new Uint8Array(1000).map((_, i) => i % 251);
+  return ['line one', '\n', bytes, '\n', bytes.buffer, shared.subarray(2, 5), new DataView(shared.buffer, 5, 2), '', 'ünïcode ✓', 'é', '\r', long, long.subarray(1, 257), long.subarray(0, 258)];
 }
 
 describe('ConcatBlob', () => {

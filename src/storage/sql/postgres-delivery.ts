@@ -12,9 +12,9 @@
  */
 import type pg from 'pg';
 import { newId } from '../../domain/ids.js';
-import { fromMatchKey, matchKey } from '../../domain/match-key.js';
 import { copyVerdict } from '../../domain/plan.js';
 import type { InboxUsage, InsertOutcome } from '../../ports/mail-store.js';
+import { addUsage, contentColumns, contentKeys, contentRow, copyToKey, DELIVERY_COLUMNS, DELIVERY_INBOX_COLUMNS, insertInto } from './delivery-statements.js';
 import { encodeInboxEvent, INBOX_EVENTS_CHANNEL } from './inbox-notify.js';
 import type { MessageDelivery } from './message-writes.js';
 import { releaseClient, runPrepared, type PreparedStatements } from './postgres-prepared.js';
@@ -33,7 +33,7 @@ export const DELIVERY_SQL = {
    * (docs/architecture.md "Inbox usage counters"): READ COMMITTED returns the newest version of
    * a row it has locked, so they count every copy committed before.
    */
-  lock: 'select id, expires_at, license_id, message_count, byte_count, username, domain from inboxes where id = any($1::text[]) order by id for no key update',
+  lock: `select id, ${DELIVERY_INBOX_COLUMNS} from inboxes where id = any($1::text[]) order by id for no key update`,
   /**
    * One delivery in one statement: the content, its insights, its attachments and one copy per
    * target inbox. The foreign keys are checked at the end of the statement, when the content
@@ -42,23 +42,22 @@ export const DELIVERY_SQL = {
    * order given. The `usage` CTE adds the copies to their inboxes' usage counters (rows this
    * transaction has locked already). Each copy carries the match keys of the filters
    * (migration 0006-filter-keys): its own of the recipient, the content's of From and subject.
+   * The tables' columns and the content's values are the SQLite writer's (delivery-statements.ts).
    */
   store: `with content as (
-            insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
-              headers_json, message_id_header, size, attachment_count, created_at, raw)
-            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            ${insertInto('contents')}
+            values (${DELIVERY_COLUMNS.contents.map((_, i) => `$${i + 1}`).join(', ')})
           ), insight as (
-            insert into message_insights (content_id, codes_json, links_json, auth_json) values ($1, $14, $15, $16)
+            ${insertInto('message_insights')} values ($1, $14, $15, $16)
           ), usage as (
-            update inboxes set message_count = message_count + 1, byte_count = byte_count + $10
-            where id = any($23::text[])
+            ${addUsage('$10', 'id = any($23::text[])')}
           ), attachment as (
-            insert into attachments (id, content_id, position, filename, content_type, size, data)
+            ${insertInto('attachments')}
             select a.id, $1, a.n - 1, a.filename, a.content_type, a.size, a.data
             from unnest($17::text[], $18::text[], $19::text[], $20::int[], $21::bytea[]) with ordinality
               as a(id, filename, content_type, size, data, n)
           )
-          insert into messages (id, inbox_id, content_id, received_at, recipient, to_key, from_key, subject_key)
+          ${insertInto('messages')}
           select c.id, c.inbox_id, $1, $12, c.recipient, c.to_key, $26, $27
           from unnest($22::text[], $23::text[], $24::text[], $25::text[]) with ordinality as c(id, inbox_id, recipient, to_key, n)
           order by c.n`,
@@ -157,28 +156,17 @@ async function storeDelivery(
   // Nothing to deliver to: store nothing rather than an orphaned content.
   if (targets.length === 0) return outcomes;
 
-  const { parsed } = message;
+  const content = contentColumns(message);
+  const { fromKey, subjectKey } = contentKeys(content);
   const contentId = newId();
   const copyIds = targets.map(() => newId());
-  const attachments = parsed.attachments;
+  const { attachments } = content;
   const recipients = targets.map((inboxId) => message.recipients?.get(inboxId) ?? '');
   await run(DELIVERY_SQL.store, [
-    contentId,
-    message.envelopeFrom,
-    parsed.from,
-    parsed.to,
-    parsed.subject,
-    parsed.text,
-    parsed.html,
-    JSON.stringify(parsed.headers.map(({ name, value }) => ({ name, value }))),
-    parsed.messageId,
-    size,
-    attachments.length,
-    message.receivedAt.getTime(),
-    toBlob(message.raw),
-    JSON.stringify(parsed.codes),
-    JSON.stringify(parsed.links),
-    message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
+    ...contentRow(contentId, content, toBlob),
+    content.codesJson,
+    content.linksJson,
+    content.authJson,
     attachments.map(() => newId()),
     attachments.map((attachment) => attachment.filename),
     attachments.map((attachment) => attachment.contentType),
@@ -187,9 +175,9 @@ async function storeDelivery(
     copyIds,
     targets,
     recipients,
-    recipients.map((recipient, i) => matchKey(recipient !== '' ? recipient : (found.get(targets[i] ?? '')?.address ?? ''))),
-    fromMatchKey(parsed.from, message.envelopeFrom),
-    matchKey(parsed.subject),
+    recipients.map((recipient, i) => copyToKey(recipient, found.get(targets[i] ?? '')?.address ?? '')),
+    fromKey,
+    subjectKey,
   ]);
   targets.forEach((inboxId, i) => {
     outcomes.set(inboxId, { status: 'stored', messageId: copyIds[i] ?? '' });

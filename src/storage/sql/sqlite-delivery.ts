@@ -15,29 +15,14 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { newId } from '../../domain/ids.ts';
-import { fromMatchKey, matchKey } from '../../domain/match-key.ts';
 import { copyVerdict } from '../../domain/plan.ts';
 import type { InsertOutcome, InboxQuota } from '../../ports/mail-store.js';
 import type { MessageDelivery } from './message-writes.js';
+import { contentColumns, contentKeys, contentRow, copyToKey, SQLITE_DELIVERY_SQL, type ContentColumns } from './delivery-statements.ts';
 
 /** One delivery as the thread receives it: columns ready to bind, bytes as Uint8Array. */
 export interface WireDelivery {
-  content: {
-    envelopeFrom: string;
-    from: string;
-    to: string;
-    subject: string;
-    text: string;
-    html: string | null;
-    headersJson: string;
-    messageId: string | null;
-    raw: Uint8Array;
-    receivedAt: number;
-    codesJson: string;
-    linksJson: string;
-    authJson: string | null;
-    attachments: Array<{ filename: string; contentType: string; content: Uint8Array }>;
-  };
+  content: ContentColumns;
   /** The inboxes, each with the envelope address its copy was delivered to. */
   inboxes: Array<{ id: string; recipient: string }>;
   now: number;
@@ -51,49 +36,18 @@ export type WireOutcomes = Map<string, InsertOutcome>;
 
 /** The group as plain data for the thread (structured clone copies it; nothing is transferred, so a retry can send it again). */
 export function toWireDeliveries(deliveries: readonly MessageDelivery[]): WireDelivery[] {
-  return deliveries.map(({ message, inboxIds, policy }) => {
-    const { parsed } = message;
-    return {
-      content: {
-        envelopeFrom: message.envelopeFrom,
-        from: parsed.from,
-        to: parsed.to,
-        subject: parsed.subject,
-        text: parsed.text,
-        html: parsed.html,
-        headersJson: JSON.stringify(parsed.headers.map(({ name, value }) => ({ name, value }))),
-        messageId: parsed.messageId,
-        raw: message.raw,
-        receivedAt: message.receivedAt.getTime(),
-        codesJson: JSON.stringify(parsed.codes),
-        linksJson: JSON.stringify(parsed.links),
-        authJson: message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
-        attachments: parsed.attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
-      },
-      inboxes: [...new Set(inboxIds)].map((id) => ({ id, recipient: message.recipients?.get(id) ?? '' })),
-      now: policy.now.getTime(),
-      free: policy.free,
-      premium: policy.premium,
-      unlimited: [...(policy.unlimited ?? [])],
-    };
-  });
+  return deliveries.map(({ message, inboxIds, policy }) => ({
+    content: contentColumns(message),
+    inboxes: [...new Set(inboxIds)].map((id) => ({ id, recipient: message.recipients?.get(id) ?? '' })),
+    now: policy.now.getTime(),
+    free: policy.free,
+    premium: policy.premium,
+    unlimited: [...(policy.unlimited ?? [])],
+  }));
 }
 
-/** The statements of a delivery, in SQLite's dialect. */
-const SQL = {
-  // The inbox with its stored usage (migration 0005-inbox-usage) and its address: one primary-key read.
-  inbox: 'select expires_at, license_id, message_count, byte_count, username, domain from inboxes where id = ?',
-  content: `insert into contents (id, envelope_from, from_header, to_header, subject, text_body, html_body,
-            headers_json, message_id_header, size, attachment_count, created_at, raw)
-            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  insights: 'insert into message_insights (content_id, codes_json, links_json, auth_json) values (?, ?, ?, ?)',
-  attachment: `insert into attachments (id, content_id, position, filename, content_type, size, data)
-               values (?, ?, ?, ?, ?, ?, ?)`,
-  // With the match keys of the filters (migration 0006-filter-keys).
-  copy: 'insert into messages (id, inbox_id, content_id, received_at, recipient, to_key, from_key, subject_key) values (?, ?, ?, ?, ?, ?, ?, ?)',
-  // The counters move with the copy, in the same transaction (inbox-usage.ts's addUsage).
-  addUsage: 'update inboxes set message_count = message_count + 1, byte_count = byte_count + ? where id = ?',
-} as const;
+/** The statements of a delivery, in SQLite's dialect (delivery-statements.ts). */
+const SQL = SQLITE_DELIVERY_SQL;
 
 /** Bytes as better-sqlite3 binds them (a Buffer over the same memory; structured clone delivers Uint8Array). */
 function blob(bytes: Uint8Array): Buffer {
@@ -133,31 +87,16 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
 
   const { content } = delivery;
   // Folded here, on the writer thread, once per content (domain/match-key.ts).
-  const fromKey = fromMatchKey(content.from, content.envelopeFrom);
-  const subjectKey = matchKey(content.subject);
+  const { fromKey, subjectKey } = contentKeys(content);
   const contentId = newId();
-  prepare(SQL.content).run(
-    contentId,
-    content.envelopeFrom,
-    content.from,
-    content.to,
-    content.subject,
-    content.text,
-    content.html,
-    content.headersJson,
-    content.messageId,
-    size,
-    content.attachments.length,
-    content.receivedAt,
-    blob(content.raw),
-  );
+  prepare(SQL.content).run(...contentRow(contentId, content, blob));
   prepare(SQL.insights).run(contentId, content.codesJson, content.linksJson, content.authJson);
   content.attachments.forEach((attachment, position) => {
     prepare(SQL.attachment).run(newId(), contentId, position, attachment.filename, attachment.contentType, attachment.content.byteLength, blob(attachment.content));
   });
   for (const inbox of targets) {
     const messageId = newId();
-    const toKey = matchKey(inbox.recipient !== '' ? inbox.recipient : inbox.address);
+    const toKey = copyToKey(inbox.recipient, inbox.address);
     prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient, toKey, fromKey, subjectKey);
     prepare(SQL.addUsage).run(size, inbox.id);
     outcomes.set(inbox.id, { status: 'stored', messageId });
