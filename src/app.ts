@@ -9,7 +9,9 @@ import { SMTP_CONNECTIONS_PER_ADDRESS } from './domain/fair-use.js';
 import type { PlanSettings } from './domain/plan.js';
 import type { StallGuardOptions } from './http/stall-guard.js';
 import { createHttpServer } from './http/http-server.js';
+import { presentMessage } from './http/presenters.js';
 import { Sweeper } from './jobs/sweeper.js';
+import { WebhookWorker } from './jobs/webhook-worker.js';
 import { createWorkerMailParser, type WorkerMailParserOptions } from './mail/worker-mail-parser.js';
 import { MailauthSenderAuthenticator } from './mail-auth/mailauth-sender-authenticator.js';
 import { createLogger } from './observability/logger.js';
@@ -19,6 +21,8 @@ import type { InboxEvents } from './ports/inbox-events.js';
 import type { MailStore } from './ports/mail-store.js';
 import { UNLIMITED_CAPACITY, type StorageCapacity } from './ports/storage-capacity.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
+import { webhookStoreOf, type WebhookStore } from './ports/webhook-store.js';
+import type { WebhookTransport } from './ports/webhook-transport.js';
 import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter.js';
 import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.js';
 import { DeliveryService } from './services/delivery-service.js';
@@ -31,11 +35,15 @@ import { MessageService } from './services/message-service.js';
 import { RefusedRecipientBudget } from './services/refused-recipient-budget.js';
 import { SessionService } from './services/session-service.js';
 import { SweepService } from './services/sweep-service.js';
+import { WebhookDeliveryService } from './services/webhook-delivery-service.js';
+import { WebhookService } from './services/webhook-service.js';
 import { createSmtpListener } from './smtp/smtp-listener.js';
 import { loadTlsFiles } from './smtp/tls-files.js';
 import { openStore, type OpenedStore } from './storage/open-store.js';
 import { RATE_LIMIT_TABLE } from './storage/sql/migrations.js';
 import { PostgresInboxEvents } from './storage/sql/postgres-inbox-events.js';
+import { createDestinationGuard } from './webhooks/destination-guard.js';
+import { WebhookSender, webhookUserAgent } from './webhooks/webhook-sender.js';
 
 /** How long stop() lets held waits and streams write their last answer before the HTTP drain. */
 const HELD_DRAIN_MS = 2000;
@@ -59,6 +67,8 @@ export interface App {
   readonly licenses: LicenseService;
   readonly delivery: DeliveryService;
   readonly sweeper: Sweeper;
+  /** Delivers the webhooks this node claims. */
+  readonly webhookWorker: WebhookWorker;
   /** The event path of waiters and streams. */
   readonly events: InboxEvents;
   readonly logger: Logger;
@@ -77,6 +87,10 @@ export interface AppOverrides {
   events?: InboxEvents;
   /** Tests only: shorter times for the HTTP rule that drops a client taking no bytes. */
   httpStall?: StallGuardOptions;
+  /** Tests only: the webhook store, when `store` carries none. */
+  webhooks?: WebhookStore;
+  /** Tests only: certificates webhook deliveries trust instead of the system's (a throwaway CA). */
+  webhookCa?: string | Buffer;
 }
 
 /** Plan numbers from the configuration. */
@@ -168,7 +182,38 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         onError: (error) => logger.error({ err: error }, 'sender checks failed; message stored with temperror verdicts'),
       })
     : undefined;
-  const delivery = new DeliveryService({ store, clock, parse, domains: config.domains, plan, capacity, senderAuth, events });
+  const webhookStore = overrides.webhooks ?? webhookStoreOf(store);
+  if (webhookStore === undefined) throw new Error('the store carries no WebhookStore; pass overrides.webhooks');
+  const guard = createDestinationGuard(config);
+  const sender = new WebhookSender({ guard, userAgent: webhookUserAgent(), ca: overrides.webhookCa });
+  const webhookTransport: WebhookTransport = {
+    checkUrl: async (url) => {
+      const verdict = await guard.check(url);
+      return verdict.ok ? { ok: true, url: verdict.destination.url.href } : verdict;
+    },
+    post: (request) => sender.attempt(request),
+  };
+  const webhookWorker = new WebhookWorker({
+    webhooks: webhookStore,
+    delivery: new WebhookDeliveryService({
+      store,
+      webhooks: webhookStore,
+      transport: webhookTransport,
+      clock,
+      retryBaseSeconds: config.webhookRetryBaseSeconds,
+      // The message as a check listing gives it (docs/api.md "Webhooks").
+      renderMessage: (message) => JSON.stringify(presentMessage(message)),
+    }),
+    concurrency: config.webhookConcurrency,
+    clock,
+    logger,
+    onOutcome: (outcome) => metrics.webhookAttempt(outcome),
+  });
+  const webhooks = new WebhookService({ store, webhooks: webhookStore, inboxes, transport: webhookTransport, clock, wake: () => webhookWorker.wake() });
+  const delivery = new DeliveryService({
+    store, clock, parse, domains: config.domains, plan, capacity, senderAuth, events,
+    onStored: () => webhookWorker.wake(),
+  });
   const sweeper = new Sweeper({
     sweep: new SweepService(store, clock),
     intervalSeconds: config.sweepIntervalSeconds,
@@ -188,6 +233,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       licenses,
       live,
       fairUse,
+      webhooks,
       domains: config.domains,
       secureCookies: publicUrlOf(config).startsWith('https://'),
       checkReady: async () => {
@@ -233,6 +279,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     licenses,
     delivery,
     sweeper,
+    webhookWorker,
     events,
     logger,
     migrate,
@@ -257,6 +304,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         throw new StartupError('SMTP_PORT', String(config.smtpPort), `a port free to listen on at HOST=${config.host}`, error);
       }
       sweeper.start();
+      // Deliveries owed before this start (a crash, a restart) are looked for at once.
+      webhookWorker.start();
       started = true;
       logger.info({ http_port: httpPort, smtp_port: smtpPort, domains: config.domains }, 'listening');
       return { httpPort, smtpPort };
@@ -270,6 +319,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         // Stop accepting on both listeners at once; each drains its in-flight work.
         await Promise.allSettled([http.close(), smtp.close()]);
         await sweeper.stop();
+        // No message can be stored any more: attempts in flight finish (bounded) or stay owed.
+        await webhookWorker.stop();
       }
       // After the drain: no transaction is waiting for a parse any more.
       await parse.close();

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'cross_site_request',
   'webhook_url_forbidden',
   'inbox_not_found',
+  'webhook_not_found',
   'not_found',
   'method_not_allowed',
   'username_taken',
@@ -46,6 +47,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   webhook_url_forbidden:
     'Webhooks go to public addresses only; this URL\'s host is or resolves to a loopback, private, link-local, shared or reserved address.',
   inbox_not_found: 'No such inbox in this session.',
+  webhook_not_found: 'This inbox has no webhook; set one with PUT /api/inbox/<username>/webhook first.',
   not_found: 'Not found.',
   method_not_allowed: 'Method not allowed on this path.',
   username_taken: 'That username is not available.',

@@ -17,6 +17,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   inbox_limit_reached: 403,
   cross_site_request: 403,
   inbox_not_found: 404,
+  webhook_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   username_taken: 409,

@@ -9,6 +9,7 @@ import type { LicenseService } from '../services/license-service.js';
 import type { LiveMailService } from '../services/live-mail-service.js';
 import type { MessageService } from '../services/message-service.js';
 import type { SessionService } from '../services/session-service.js';
+import type { WebhookService } from '../services/webhook-service.js';
 import { readSessionToken, setSessionCookie } from './session-cookie.js';
 
 /** What the HTTP adapter needs from the composition root. */
@@ -20,6 +21,8 @@ export interface HttpDeps {
   /** Long-polls and event streams. */
   live: LiveMailService;
   fairUse: FairUseService;
+  /** An inbox's webhook (set, read, remove, test). */
+  webhooks: WebhookService;
   domains: readonly string[];
   /** Cookies get `Secure` when PUBLIC_URL is https. */
   secureCookies: boolean;

@@ -9,6 +9,7 @@ import { errorAnswer, logAppError } from './error-map.js';
 import { setRateHeaders, type HttpDeps } from './http-deps.js';
 import { registerRoutes } from './routes.js';
 import { sharedSchemas } from './schemas/inbox-schemas.js';
+import { webhookSharedSchemas } from './schemas/webhook-schemas.js';
 import { applySecurityHeaders } from './security-headers.js';
 import { ANSWER_SLICE_BYTES, StallGuard, type StallGuardOptions } from './stall-guard.js';
 import { registerWebAssets } from './web-assets.js';
@@ -56,7 +57,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     },
   });
 
-  for (const schema of sharedSchemas) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ...webhookSharedSchemas]) app.addSchema(schema);
   await app.register(cookie);
   await app.register(swagger, {
     // Shared schemas keep their $id as their name in components (not def-0, def-1, …).

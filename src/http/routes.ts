@@ -5,9 +5,11 @@ import { checkInboxHandler, createInboxHandler, deleteInboxHandler, domainsHandl
 import { EVENTS_ROUTE, inboxEventsHandler } from './handlers/live-handlers.js';
 import { healthHandler, metricsHandler, readyHandler } from './handlers/ops-handlers.js';
 import { redeemHandler } from './handlers/premium-handlers.js';
+import { deleteWebhookHandler, getWebhookHandler, putWebhookHandler, testWebhookHandler } from './handlers/webhook-handlers.js';
 import type { HttpDeps } from './http-deps.js';
 import type { AttachmentParams, CheckQuery, CreateQuery, EventsQuery, InboxParams, MessageParams, RedeemBody } from './schemas/inbox-schemas.js';
 import { schemas } from './schemas/inbox-schemas.js';
+import { webhookSchemas, type WebhookBody } from './schemas/webhook-schemas.js';
 
 /**
  * The route table: every METHOD path → handler of the service, in one place.
@@ -57,6 +59,20 @@ export function registerRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.delete<{ Params: InboxParams }>('/api/inbox/:username',
     { schema: { ...extra, summary: 'Discard an inbox and its messages', ...schemas.deleteInbox } },
     deleteInboxHandler(deps));
+
+  const webhooks = { tags: ['webhooks'], security: [{ session: [] }] };
+  app.put<{ Params: InboxParams; Body: WebhookBody }>('/api/inbox/:username/webhook',
+    { schema: { ...webhooks, summary: 'Set (or replace) the inbox’s webhook (Premium)', ...webhookSchemas.put } },
+    putWebhookHandler(deps));
+  app.get<{ Params: InboxParams }>('/api/inbox/:username/webhook',
+    { schema: { ...webhooks, summary: 'The inbox’s webhook and its last delivery attempts', ...webhookSchemas.get } },
+    getWebhookHandler(deps));
+  app.delete<{ Params: InboxParams }>('/api/inbox/:username/webhook',
+    { schema: { ...webhooks, summary: 'Remove the inbox’s webhook and what it still owes', ...webhookSchemas.delete } },
+    deleteWebhookHandler(deps));
+  app.post<{ Params: InboxParams }>('/api/inbox/:username/webhook/test',
+    { schema: { ...webhooks, summary: 'Owe one message.test delivery to the inbox’s webhook (Premium)', ...webhookSchemas.test } },
+    testWebhookHandler(deps));
 
   app.get('/api/openapi.json', { schema: { ...ops, summary: 'This OpenAPI 3.1 document' } },
     async () => app.swagger());

@@ -57,6 +57,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly webhookDeliveries = new Counter({
+    name: 'tempinbox_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retried (failed, another attempt owed), failed (given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   private readonly process: ProcessMetrics = registerProcessMetrics(this.registry, 'tempinbox_');
 
   /** Stops what samples between scrapes (event-loop delay, GC observer); rendering still works. */
@@ -89,6 +96,11 @@ export class Metrics {
     this.sweptTotal.inc({ kind: 'inboxes' }, counts.inboxes);
     this.sweptTotal.inc({ kind: 'messages' }, counts.messages);
     this.sweptTotal.inc({ kind: 'sessions' }, counts.sessions);
+  }
+
+  /** Records what one webhook attempt came to. */
+  webhookAttempt(outcome: 'delivered' | 'retried' | 'failed'): void {
+    this.webhookDeliveries.inc({ outcome });
   }
 
   /** The exposition text and its content type. */

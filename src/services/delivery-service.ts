@@ -55,6 +55,8 @@ export interface DeliveryServiceDeps {
   senderAuth?: SenderAuthenticator;
   /** Told of each stored copy after its commit (waiters and event streams); none: nobody listens. */
   events?: InboxEvents;
+  /** Told after a message is committed to at least one inbox: the webhook worker looks for what it owes at once. */
+  onStored?: () => void;
 }
 
 /** What the SMTP transaction adds to the received bytes: who sent them, and our trace lines. */
@@ -137,6 +139,7 @@ export class DeliveryService {
     if (messageIds.length === 0) throw refusal(outcomes);
     // insertMessage has resolved: the copies are committed, so a woken reader finds them.
     for (const [inboxId, outcome] of outcomes) if (outcome.status === 'stored') this.deps.events?.publish({ type: 'message', inboxId });
+    this.deps.onStored?.();
     if (postmasterId !== null) await this.trimPostmaster(postmasterId);
     return { delivered: messageIds.length, messageIds, refused: outcomes.size - messageIds.length };
   }

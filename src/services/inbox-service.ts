@@ -238,7 +238,7 @@ export class InboxService {
   }
 
   /** The session's inbox (active or expired-not-yet-swept); a foreign one is reported missing. */
-  private async findOwn(session: Session, usernameOrAddress: string): Promise<Inbox> {
+  async findOwn(session: Session, usernameOrAddress: string): Promise<Inbox> {
     const { username } = splitInboxParam(usernameOrAddress);
     if (!isValidUsername(username)) throw new AppError('username_invalid');
     const inbox = await this.deps.store.findInboxByUsername(username);

@@ -35,6 +35,8 @@ export const SMTP_REPLIES: Record<ErrorCode, SmtpReply> = {
   // No active inbox of that username: 550 mailbox unavailable, X.1.1 "bad destination
   // mailbox address" (RFC 3463 §3.2): permanent, the sender bounces at once.
   inbox_not_found: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },
+  // Not raised over SMTP (a webhook is tested over HTTP); our bug if seen: retry later.
+  webhook_not_found: { code: 451, enhanced: '4.3.0', text: 'Local error in processing, try again later' },
   // Not raised over SMTP (unknown HTTP route or message); nearest meaning: no such mailbox.
   not_found: { code: 550, enhanced: '5.1.1', text: 'No such mailbox' },
   // Not raised over SMTP (an HTTP verb rule); nearest meaning: 502 command not implemented.

@@ -13,7 +13,7 @@ import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migratio
 import { expectBackfilledKeys, expectKeylessCopiesMatched, seedBeforeFilterKeys } from './filter-key-migration.js';
 
 /** Every table the store writes, emptied between tests (the database is this file's own). */
-const TABLES = ['message_insights', 'attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
+const TABLES = ['webhook_attempts', 'webhook_deliveries', 'webhooks', 'message_insights', 'attachments', 'messages', 'contents', 'inboxes', 'sessions', 'licenses', 'rate_limits'];
 
 const available = await postgresAvailable('MailStore contract on PostgreSQL');
 
@@ -90,7 +90,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
         const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
         try {
           const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
-          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage', '0006-filter-keys']);
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage', '0006-filter-keys', '0007-webhooks']);
           const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
           // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
           expect(unlogged.rows[0]?.relpersistence).toBe('u');

@@ -40,6 +40,7 @@ import {
   type RecountResult,
 } from '../../ports/mail-store.js';
 import { assemblePage, type PageIds } from '../page-assembly.js';
+import { MemoryWebhookStore } from './memory-webhook-store.js';
 
 /** A received message, shared by its copies (the SQL `contents` row). */
 interface StoredContent {
@@ -111,6 +112,14 @@ export class MemoryMailStore implements MailStore {
   private readonly usage = new Map<string, InboxUsage>();
   private nextSeq = 1;
   private closed = false;
+  /** The inboxes' webhooks and the deliveries they are owed (WebhookStore), kept with the messages. */
+  readonly webhooks = new MemoryWebhookStore({
+    addressOf: (inboxId) => {
+      const inbox = this.inboxes.get(inboxId);
+      return inbox === undefined ? undefined : `${inbox.username}@${inbox.domain}`;
+    },
+    op: (work) => this.op(work),
+  });
 
   migrate(): Promise<void> {
     return this.op(() => undefined);
@@ -399,6 +408,7 @@ export class MemoryMailStore implements MailStore {
         list.push(copy);
         this.byInbox.set(inboxId, list);
         this.addUsage(inboxId, 1, size);
+        this.webhooks.owe(inboxId, copy.id, policy.now.getTime());
         outcomes.set(inboxId, { status: 'stored', messageId: copy.id });
       }
       // In the order the inboxes were given, like the SQL store.
@@ -617,8 +627,9 @@ export class MemoryMailStore implements MailStore {
   private removeInbox(inboxId: string): number {
     const list = this.byInbox.get(inboxId) ?? [];
     this.byInbox.delete(inboxId);
-    // The counters go with the inbox, like the SQL row.
+    // The counters go with the inbox, like the SQL row; so do its webhook and what it owes.
     this.usage.delete(inboxId);
+    this.webhooks.dropInbox(inboxId);
     for (const message of list) {
       this.messages.delete(message.id);
       this.releaseContent(message.contentId);

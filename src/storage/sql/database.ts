@@ -109,4 +109,39 @@ export interface Database {
   messages: MessagesTable;
   attachments: AttachmentsTable;
   message_insights: MessageInsightsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
+
+/** An inbox's webhook (migration 0007-webhooks). */
+export interface WebhooksTable {
+  inbox_id: string;
+  url: string;
+  secret: string;
+  created_at: Millis;
+}
+
+/** A delivery still owed (the outbox). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  inbox_id: string;
+  message_id: string | null;
+  event: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  due_at: Millis;
+  lease_token: string | null;
+  created_at: Millis;
+}
+
+/** One attempt of a delivery, kept for GET …/webhook. */
+export interface WebhookAttemptsTable {
+  seq: GeneratedAlways<number | string>;
+  inbox_id: string;
+  delivery_id: string;
+  message_id: string | null;
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  at: Millis;
 }

@@ -64,6 +64,8 @@ export async function deleteInboxesWithMessages(
   }
   await deleteOrphanContents(trx, dialect, contentIds);
   for (const ids of chunks(inboxIds, MAX_IDS_PER_STATEMENT)) {
+    // The inbox's webhook, what it still owes and its attempts go with it (migration 0007-webhooks).
+    for (const table of ['webhook_deliveries', 'webhook_attempts', 'webhooks'] as const) await trx.deleteFrom(table).where('inbox_id', 'in', ids).execute();
     const result = await trx.deleteFrom('inboxes').where('id', 'in', ids).executeTakeFirst();
     inboxes += Number(result.numDeletedRows);
   }

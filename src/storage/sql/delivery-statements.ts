@@ -47,6 +47,13 @@ export function addUsage(bytes: string, where: string): string {
   return `update inboxes set message_count = message_count + 1, byte_count = byte_count + ${bytes} where ${where}`;
 }
 
+/**
+ * The head of the insert of the webhook delivery a copy owes (migration 0007-webhooks): both
+ * writers follow it with a SELECT from the inbox's `webhooks` row, so a copy in an inbox
+ * without a webhook owes nothing, and the delivery commits with the copy or not at all.
+ */
+export const OWE_WEBHOOK = 'insert into webhook_deliveries (id, inbox_id, message_id, event, attempts, due_at, created_at)';
+
 /** One `?` per column of `table`: SQLite's values list of one row. */
 function sqliteValues(table: keyof typeof DELIVERY_COLUMNS): string {
   return `values (${DELIVERY_COLUMNS[table].map(() => '?').join(', ')})`;
@@ -61,6 +68,8 @@ export const SQLITE_DELIVERY_SQL = {
   attachment: `${insertInto('attachments')} ${sqliteValues('attachments')}`,
   copy: `${insertInto('messages')} ${sqliteValues('messages')}`,
   addUsage: addUsage('?', 'id = ?'),
+  // Delivery id, message id, due and created (the delivery's `now`), inbox id.
+  oweWebhook: `${OWE_WEBHOOK} select ?, inbox_id, ?, 'message.received', 0, ?, ? from webhooks where inbox_id = ?`,
 } as const;
 
 /** A received message as the columns of its `contents` and `message_insights` rows, ready to bind (besides the content's id). */

@@ -15,6 +15,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
     '0004-message-insights': { up: (db) => messageInsightsSchema(db) },
     '0005-inbox-usage': { up: (db) => inboxUsageSchema(db, dialect) },
     '0006-filter-keys': { up: (db) => filterKeysSchema(db) },
+    '0007-webhooks': { up: (db) => webhookSchema(db, dialect) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
 }
@@ -222,4 +223,51 @@ async function filterKeysSchema(db: Kysely<unknown>): Promise<void> {
     if (rows.length < KEY_BACKFILL_ROWS) return;
     after = Number(last.seq);
   }
+}
+
+/**
+ * Webhooks (docs/api.md "Webhooks"): one per inbox (`webhooks`), the deliveries it is still
+ * owed (`webhook_deliveries`, the outbox: a row is written in the transaction of its message and
+ * deleted when delivered or given up) and the record of attempts (`webhook_attempts`, the last
+ * few per inbox). Every row names its inbox, and deleting the inbox deletes them first.
+ * `due_at` is when the next attempt may start; a claim moves it to the end of its lease, so a
+ * node that dies holding a delivery gives it back when the lease runs out.
+ */
+async function webhookSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void> {
+  await db.schema
+    .createTable('webhooks')
+    .addColumn('inbox_id', 'text', (c) => c.primaryKey().references('inboxes.id'))
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('secret', 'text', (c) => c.notNull())
+    .addColumn('created_at', d.millisType, (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('webhook_deliveries')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('inbox_id', 'text', (c) => c.notNull().references('inboxes.id'))
+    // No foreign key: the message may be deleted while its delivery is owed (then given up).
+    .addColumn('message_id', 'text')
+    .addColumn('event', 'text', (c) => c.notNull())
+    // Attempts made so far.
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('due_at', d.millisType, (c) => c.notNull())
+    .addColumn('lease_token', 'text')
+    .addColumn('created_at', d.millisType, (c) => c.notNull())
+    .execute();
+  // The worker's "what is due now", oldest first.
+  await db.schema.createIndex('webhook_deliveries_due_at').on('webhook_deliveries').column('due_at').execute();
+  await db.schema.createIndex('webhook_deliveries_inbox_id').on('webhook_deliveries').column('inbox_id').execute();
+  await db.schema
+    .createTable('webhook_attempts')
+    .addColumn('seq', d.seqType, (c) => d.seqColumn(c))
+    .addColumn('inbox_id', 'text', (c) => c.notNull().references('inboxes.id'))
+    .addColumn('delivery_id', 'text', (c) => c.notNull())
+    .addColumn('message_id', 'text')
+    .addColumn('attempt', 'integer', (c) => c.notNull())
+    .addColumn('status', 'integer')
+    .addColumn('error', 'text')
+    .addColumn('at', d.millisType, (c) => c.notNull())
+    .execute();
+  // The last attempts of an inbox, newest first; also backs the inbox foreign key.
+  await db.schema.createIndex('webhook_attempts_inbox_id_seq').on('webhook_attempts').columns(['inbox_id', 'seq']).execute();
 }

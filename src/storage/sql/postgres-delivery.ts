@@ -14,7 +14,7 @@ import type pg from 'pg';
 import { newId } from '../../domain/ids.js';
 import { copyVerdict } from '../../domain/plan.js';
 import type { InboxUsage, InsertOutcome } from '../../ports/mail-store.js';
-import { addUsage, contentColumns, contentKeys, contentRow, copyToKey, DELIVERY_COLUMNS, DELIVERY_INBOX_COLUMNS, insertInto } from './delivery-statements.js';
+import { addUsage, contentColumns, contentKeys, contentRow, copyToKey, DELIVERY_COLUMNS, DELIVERY_INBOX_COLUMNS, insertInto, OWE_WEBHOOK } from './delivery-statements.js';
 import { encodeInboxEvent, INBOX_EVENTS_CHANNEL } from './inbox-notify.js';
 import type { MessageDelivery } from './message-writes.js';
 import { releaseClient, runPrepared, type PreparedStatements } from './postgres-prepared.js';
@@ -43,6 +43,8 @@ export const DELIVERY_SQL = {
    * transaction has locked already). Each copy carries the match keys of the filters
    * (migration 0006-filter-keys): its own of the recipient, the content's of From and subject.
    * The tables' columns and the content's values are the SQLite writer's (delivery-statements.ts).
+   * The `owed` CTE writes the webhook delivery each copy owes, from its inbox's webhook row, so
+   * none without one (migration 0007-webhooks): committed with the copy, or not at all.
    */
   store: `with content as (
             ${insertInto('contents')}
@@ -51,6 +53,11 @@ export const DELIVERY_SQL = {
             ${insertInto('message_insights')} values ($1, $14, $15, $16)
           ), usage as (
             ${addUsage('$10', 'id = any($23::text[])')}
+          ), owed as (
+            ${OWE_WEBHOOK}
+            select o.id, o.inbox_id, o.message_id, 'message.received', 0, $28::bigint, $28::bigint
+            from unnest($29::text[], $23::text[], $22::text[]) as o(id, inbox_id, message_id)
+            join webhooks w on w.inbox_id = o.inbox_id
           ), attachment as (
             ${insertInto('attachments')}
             select a.id, $1, a.n - 1, a.filename, a.content_type, a.size, a.data
@@ -178,6 +185,8 @@ async function storeDelivery(
     recipients.map((recipient, i) => copyToKey(recipient, found.get(targets[i] ?? '')?.address ?? '')),
     fromKey,
     subjectKey,
+    now,
+    targets.map(() => newId()),
   ]);
   targets.forEach((inboxId, i) => {
     outcomes.set(inboxId, { status: 'stored', messageId: copyIds[i] ?? '' });

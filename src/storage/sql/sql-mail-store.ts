@@ -61,6 +61,7 @@ import { lockInbox, lockInboxOfMessage, releaseUsage, returningDeletedCopy } fro
 import { INSERT_ROWS_PER_STATEMENT, type MessageDelivery } from './message-writes.js';
 import { createMigrationProvider } from './migrations.js';
 import { recountUsageIn } from './usage-recount.js';
+import { SqlWebhookStore } from './sql-webhook-store.js';
 import { parseHeaders, toCount, toInbox, toLicense, toMillis, toSession, toUsage } from './row-mappers.js';
 
 /**
@@ -98,6 +99,8 @@ export class SqlMailStore implements MailStore {
   private readonly sessionQueue: GroupCommitQueue<NewSession, true> | undefined;
   /** pollInbox in one statement (PostgreSQL), else as the separate hot statements (SQLite). */
   private readonly pollStatement: boolean;
+  /** The inboxes' webhooks and their outbox (WebhookStore), in the same database. */
+  readonly webhooks: SqlWebhookStore;
 
   /**
    * `writeMessageGroup`: how the messages that arrive together are written, in one
@@ -122,6 +125,7 @@ export class SqlMailStore implements MailStore {
     },
   ) {
     this.hot = createHotQueries(options.prepare);
+    this.webhooks = new SqlWebhookStore(db, dialect);
     this.filterQueries = createFilterQueries(dialect, options.prepare);
     this.pollStatement = options.pollStatement === true;
     this.messageQueue = new GroupCommitQueue(options.writeMessageGroup);

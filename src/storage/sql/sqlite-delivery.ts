@@ -99,6 +99,7 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
     const toKey = copyToKey(inbox.recipient, inbox.address);
     prepare(SQL.copy).run(messageId, inbox.id, contentId, content.receivedAt, inbox.recipient, toKey, fromKey, subjectKey);
     prepare(SQL.addUsage).run(size, inbox.id);
+    prepare(SQL.oweWebhook).run(newId(), messageId, delivery.now, delivery.now, inbox.id);
     outcomes.set(inbox.id, { status: 'stored', messageId });
   }
   return outcomes;

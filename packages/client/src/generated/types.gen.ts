@@ -10,7 +10,7 @@ export type ClientOptions = {
 export type ErrorResponse = {
     success: false;
     error: {
-        code: 'invalid_request' | 'username_invalid' | 'invalid_domain' | 'session_required' | 'premium_required' | 'inbox_limit_reached' | 'cross_site_request' | 'webhook_url_forbidden' | 'inbox_not_found' | 'not_found' | 'method_not_allowed' | 'username_taken' | 'license_invalid' | 'license_session_limit' | 'license_expired' | 'inbox_expired' | 'payload_too_large' | 'inbox_full' | 'too_many_recipients' | 'rate_limited' | 'storage_full' | 'unavailable' | 'internal_error';
+        code: 'invalid_request' | 'username_invalid' | 'invalid_domain' | 'session_required' | 'premium_required' | 'inbox_limit_reached' | 'cross_site_request' | 'webhook_url_forbidden' | 'inbox_not_found' | 'webhook_not_found' | 'not_found' | 'method_not_allowed' | 'username_taken' | 'license_invalid' | 'license_session_limit' | 'license_expired' | 'inbox_expired' | 'payload_too_large' | 'inbox_full' | 'too_many_recipients' | 'rate_limited' | 'storage_full' | 'unavailable' | 'internal_error';
         message: string;
     };
 };
@@ -273,6 +273,73 @@ export type DeletedEvent = {
  */
 export type ExpiredEvent = {
     [key: string]: unknown;
+};
+
+export type WebhookSetResponse = {
+    success: true;
+    webhook: {
+        /**
+         * the URL in normal form, as deliveries are posted to it
+         */
+        url: string;
+        /**
+         * signs every delivery (Tempinbox-Signature); shown only in this answer
+         */
+        secret: string;
+        /**
+         * when this webhook was set
+         */
+        created_at: string;
+    };
+};
+
+export type WebhookAttempt = {
+    /**
+     * the delivery id, as in Tempinbox-Delivery
+     */
+    id: string;
+    /**
+     * the message announced; null for a test delivery
+     */
+    message_id: string | null;
+    attempt: number;
+    /**
+     * the HTTP status answered, or null when none came
+     */
+    status: number | null;
+    /**
+     * why the attempt failed, or null
+     */
+    error: string | null;
+    /**
+     * when the attempt ended
+     */
+    at: string;
+};
+
+export type WebhookResponse = {
+    success: true;
+    webhook: {
+        url: string;
+        /**
+         * when this webhook was set
+         */
+        created_at: string;
+    } | null;
+    /**
+     * the last 20 attempts, newest first
+     */
+    deliveries: Array<WebhookAttempt>;
+};
+
+export type WebhookTestResponse = {
+    success: true;
+    delivery: {
+        /**
+         * the delivery id, as in Tempinbox-Delivery
+         */
+        id: string;
+    };
 };
 
 export type GetApiCreateData = {
@@ -760,6 +827,213 @@ export type DeleteApiInboxByUsernameResponses = {
 };
 
 export type DeleteApiInboxByUsernameResponse = DeleteApiInboxByUsernameResponses[keyof DeleteApiInboxByUsernameResponses];
+
+export type DeleteApiInboxByUsernameWebhookData = {
+    body?: never;
+    path: {
+        username: string;
+    };
+    query?: never;
+    url: '/api/inbox/{username}/webhook';
+};
+
+export type DeleteApiInboxByUsernameWebhookErrors = {
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    400: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    401: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    403: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    404: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    429: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    503: ErrorResponse;
+};
+
+export type DeleteApiInboxByUsernameWebhookError = DeleteApiInboxByUsernameWebhookErrors[keyof DeleteApiInboxByUsernameWebhookErrors];
+
+export type DeleteApiInboxByUsernameWebhookResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        success: true;
+    };
+};
+
+export type DeleteApiInboxByUsernameWebhookResponse = DeleteApiInboxByUsernameWebhookResponses[keyof DeleteApiInboxByUsernameWebhookResponses];
+
+export type GetApiInboxByUsernameWebhookData = {
+    body?: never;
+    path: {
+        username: string;
+    };
+    query?: never;
+    url: '/api/inbox/{username}/webhook';
+};
+
+export type GetApiInboxByUsernameWebhookErrors = {
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    400: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    401: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    404: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    429: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    503: ErrorResponse;
+};
+
+export type GetApiInboxByUsernameWebhookError = GetApiInboxByUsernameWebhookErrors[keyof GetApiInboxByUsernameWebhookErrors];
+
+export type GetApiInboxByUsernameWebhookResponses = {
+    /**
+     * Default Response
+     */
+    200: WebhookResponse;
+};
+
+export type GetApiInboxByUsernameWebhookResponse = GetApiInboxByUsernameWebhookResponses[keyof GetApiInboxByUsernameWebhookResponses];
+
+export type PutApiInboxByUsernameWebhookData = {
+    body: {
+        /**
+         * http or https, no user or password, at most 2,048 characters; its host must be public
+         */
+        url: string;
+        /**
+         * 16–128 characters of visible ASCII; 32 random bytes base64url when missing
+         */
+        secret?: string;
+    };
+    path: {
+        username: string;
+    };
+    query?: never;
+    url: '/api/inbox/{username}/webhook';
+};
+
+export type PutApiInboxByUsernameWebhookErrors = {
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    400: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    401: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    403: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    404: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    410: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    413: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    429: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    503: ErrorResponse;
+};
+
+export type PutApiInboxByUsernameWebhookError = PutApiInboxByUsernameWebhookErrors[keyof PutApiInboxByUsernameWebhookErrors];
+
+export type PutApiInboxByUsernameWebhookResponses = {
+    /**
+     * Default Response
+     */
+    200: WebhookSetResponse;
+};
+
+export type PutApiInboxByUsernameWebhookResponse = PutApiInboxByUsernameWebhookResponses[keyof PutApiInboxByUsernameWebhookResponses];
+
+export type PostApiInboxByUsernameWebhookTestData = {
+    body?: never;
+    path: {
+        username: string;
+    };
+    query?: never;
+    url: '/api/inbox/{username}/webhook/test';
+};
+
+export type PostApiInboxByUsernameWebhookTestErrors = {
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    400: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    401: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    403: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    404: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    410: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    429: ErrorResponse;
+    /**
+     * Every failure: a stable snake_case code and a sentence.
+     */
+    503: ErrorResponse;
+};
+
+export type PostApiInboxByUsernameWebhookTestError = PostApiInboxByUsernameWebhookTestErrors[keyof PostApiInboxByUsernameWebhookTestErrors];
+
+export type PostApiInboxByUsernameWebhookTestResponses = {
+    /**
+     * Default Response
+     */
+    200: WebhookTestResponse;
+};
+
+export type PostApiInboxByUsernameWebhookTestResponse = PostApiInboxByUsernameWebhookTestResponses[keyof PostApiInboxByUsernameWebhookTestResponses];
 
 export type GetApiOpenapiJsonData = {
     body?: never;
