@@ -25,7 +25,7 @@ function hmacKey(secret: string) {
 }
 
 /** The signed bytes: the timestamp as written, a dot, then the body exactly as sent. */
-function signedBytes(timestamp: string, rawBody: string | Uint8Array): Uint8Array {
+function signedBytes(timestamp: string, rawBody: string | Uint8Array): Uint8Array<ArrayBuffer> {
   const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
   const prefix = encoder.encode(`${timestamp}.`);
   const bytes = new Uint8Array(prefix.length + body.length);
@@ -39,7 +39,7 @@ function toHex(bytes: ArrayBuffer): string {
 }
 
 /** The bytes of 64 hex digits (a SHA-256 HMAC), or null for anything else. */
-function fromHex(hex: string): Uint8Array | null {
+function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) return null;
   const bytes = new Uint8Array(32);
   for (let i = 0; i < 32; i += 1) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
@@ -70,7 +70,7 @@ export async function verifyWebhookSignature(
   if (!Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) throw new RangeError('toleranceSeconds must be a non-negative number');
   if (header.length > MAX_HEADER_LENGTH) return false;
   let timestamp: string | undefined;
-  const signatures: Uint8Array[] = [];
+  const signatures: Array<Uint8Array<ArrayBuffer>> = [];
   for (const part of header.split(',')) {
     const at = part.indexOf('=');
     const key = part.slice(0, at).trim();

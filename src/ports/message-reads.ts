@@ -100,8 +100,6 @@ export interface InboxMark {
   version: string;
   /** `sinceId` is a message of the inbox and none is newer than it: a `since` poll finds nothing. */
   nothingSince: boolean;
-  /** The newest message's id (null: the inbox holds none): where a filtered wait has looked up to after an empty first read. */
-  newestId: string | null;
 }
 
 /** What pollInbox reads: a poll's session, inbox and mark (docs/architecture.md "One statement per poll"). */

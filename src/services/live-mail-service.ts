@@ -5,7 +5,7 @@ import { owns } from '../domain/ownership.js';
 import type { Inbox, Session } from '../domain/types.js';
 import type { InboxEvents } from '../ports/inbox-events.js';
 import type { InboxStore } from '../ports/inbox-store.js';
-import { hasFilter, type MessageReads, type PageListing } from '../ports/message-reads.js';
+import { hasFilter, IDS, type MessageReads, type PageListing } from '../ports/message-reads.js';
 import type { SessionStore } from '../ports/session-store.js';
 import type { CheckPage, CheckRequest } from './check-page.js';
 import type { Hold, HeldRequests } from './held-requests.js';
@@ -102,7 +102,7 @@ export class LiveMailService {
     const { inboxes, clock } = this.deps;
     if (waitSeconds === 0) return inboxes.check(polled, usernameOrAddress, request, listing, isCurrent);
     if (request.beforeId !== undefined) return { page: (await inboxes.check(polled, usernameOrAddress, request, listing)).page };
-    const { inbox, mark } = inboxes.checkedInbox(polled, usernameOrAddress, request);
+    const { inbox } = inboxes.checkedInbox(polled, usernameOrAddress, request);
     const session = polled.session;
     if (session === null) throw new AppError('session_required');
     const deadline = Math.min(clock.now().getTime() + waitSeconds * 1000, inbox.expiresAt.getTime());
@@ -115,10 +115,13 @@ export class LiveMailService {
       listing,
       key: checkKey(inbox.id, request, listing),
       deadline,
-      first: async () => (await inboxes.check(polled, usernameOrAddress, request, listing)).page ?? { messages: [], hasMore: false },
-      // A filtered first read that matched nothing looked at every message up to the newest
-      // of the mark, which was read before it.
-      firstExamined: hasFilter(request.filter) ? (mark.newestId ?? undefined) : undefined,
+      first: async () => {
+        // A filtered first read that matches nothing has looked at every message up to the
+        // newest one read before it (ids alone, one index read).
+        const head = hasFilter(request.filter) ? (await this.deps.store.readPage(inbox.id, { limit: 1, maxFieldBytes: 0 }, IDS)).messages[0] : undefined;
+        const { page } = await inboxes.check(polled, usernameOrAddress, request, listing);
+        return { page: page ?? { messages: [], hasMore: false }, head };
+      },
     };
     return { page: await new MailWait(this.waitDeps, target, { cancel }).settled };
   }

@@ -46,10 +46,11 @@ export interface MailWaitTarget<T> {
   key: string;
   /** When the wait answers what it has: the end of `wait`, or the inbox's expiry. */
   deadline: number;
-  /** The first read: the plain check's (InboxService.check), from the reads of the request itself. */
-  first: () => Promise<CheckPage<T>>;
-  /** For a filtered wait, the newest message read before `first`: where it has looked up to when it matched nothing. */
-  firstExamined: string | undefined;
+  /**
+   * The first read: the plain check's (InboxService.check), from the reads of the request
+   * itself, and for a filtered wait the newest message read before it (readAfter's `head`).
+   */
+  first: () => Promise<{ page: CheckPage<T>; head: string | undefined }>;
 }
 
 /**
@@ -129,8 +130,8 @@ export class MailWait<T> extends WokenPump<CheckPage<T>> {
     const mark = reads.mark;
     if (this.first) {
       this.first = false;
-      const page = await this.target.first();
-      this.examined = page.messages.length === 0 ? this.target.firstExamined : undefined;
+      const { page, head } = await this.target.first();
+      this.examined = page.messages.length === 0 ? head : undefined;
       return page;
     }
     // Access is checked for the whole wait: a session that lost the inbox (deleted, another

@@ -1,4 +1,4 @@
-import type { CheckResponse, Message, MessageDetail, MessageDetailResponse, MessageLink } from './api-types.js';
+import type { CheckResponse, Message, MessageDetail, MessageDetailResponse, MessageLink, WebhookCreated, WebhookState } from './api-types.js';
 import { TempInboxError, type WaitFilters } from './errors.js';
 import { follow, type FollowOptions } from './follow.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_PAGES, PAGE_LIMIT, REQUEST_TIMEOUT_MS } from './limits.js';
@@ -111,6 +111,30 @@ export class Inbox {
   /** The messages that arrive from now on, live, in order; see FollowOptions. */
   follow(options: FollowOptions = {}): AsyncGenerator<Message, void, undefined> {
     return follow(this.transport, this.path('/api/inbox/', '/events'), (query) => this.check(query), options);
+  }
+
+  /**
+   * Sets the inbox's webhook (Premium), replacing the one it had: each message stored from now
+   * on is POSTed to `url`, signed with `secret` (16 to 128 characters; the server makes one when
+   * it is left out). The answer is the one place the secret is shown.
+   */
+  async setWebhook(url: string, options: { secret?: string } = {}): Promise<WebhookCreated> {
+    const { webhook } = await this.transport.json<{ webhook: WebhookCreated }>(this.path('/api/inbox/', '/webhook'), {
+      method: 'PUT',
+      body: { url, secret: options.secret },
+    });
+    return { url: webhook.url, secret: webhook.secret, created_at: webhook.created_at };
+  }
+
+  /** The inbox's webhook (null when it has none, without its secret) and its last 20 delivery attempts, newest first. */
+  async webhook(): Promise<WebhookState> {
+    const { webhook, deliveries } = await this.transport.json<WebhookState>(this.path('/api/inbox/', '/webhook'));
+    return { webhook, deliveries };
+  }
+
+  /** Removes the inbox's webhook and drops the deliveries it still owed. */
+  async deleteWebhook(): Promise<void> {
+    await this.transport.json(this.path('/api/inbox/', '/webhook'), { method: 'DELETE' });
   }
 
   /** Discards the inbox and its messages. */

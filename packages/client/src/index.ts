@@ -6,4 +6,5 @@ export { TempInboxClient, DEFAULT_BASE_URL, type ClientOptions, type CreatedInbo
 export { Inbox, type InboxInit, type LinkWaitOptions, type WaitOptions } from './inbox.js';
 export { TempInboxError, WaitTimeoutError, type WaitFilters } from './errors.js';
 export type { FollowOptions } from './follow.js';
+export { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from './webhook-signature.js';
 export type * from './api-types.js';

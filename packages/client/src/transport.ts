@@ -8,7 +8,7 @@ export const SESSION_COOKIE = 'tempinbox_session';
 
 /** One call to the API. */
 export interface CallOptions {
-  method?: 'GET' | 'POST' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Query parameters; `undefined` ones are left out. */
   query?: Record<string, string | number | undefined>;
   /** Sent as JSON. */

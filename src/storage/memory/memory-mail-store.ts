@@ -423,7 +423,7 @@ export class MemoryMailStore implements MailStore {
       const sum = list.reduce((total, message) => total + message.seq, 0);
       const since = sinceId === undefined ? undefined : this.messages.get(sinceId);
       const nothingSince = since !== undefined && since.inboxId === inboxId && since.seq >= newest;
-      return { count: list.length, version: `${list.length}.${newest}.${sum}`, nothingSince, newestId: list.at(-1)?.id ?? null };
+      return { count: list.length, version: `${list.length}.${newest}.${sum}`, nothingSince };
     });
   }
 

@@ -41,9 +41,8 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
     ),
     findInboxByUsername: template(1, (db, username: string) => db.selectFrom('inboxes').selectAll().where('username', '=', username)),
     /**
-     * markInbox: count, newest seq and sum of seqs of the inbox, the seq of `sinceId` (NULL
-     * when it is not one of its messages) and the newest message's id; all from the
-     * (inbox_id, seq) index.
+     * markInbox: count, newest seq and sum of seqs of the inbox, and the seq of `sinceId` (NULL
+     * when it is not one of its messages); all from the (inbox_id, seq) index.
      */
     markInbox: template(2, (db, inboxId: string, sinceId: string) =>
       db
@@ -53,7 +52,6 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           eb.fn.max<DbCount | null>('m.seq').as('newest'),
           eb.fn.sum<DbCount | null>('m.seq').as('total'),
           eb.selectFrom('messages as s').select('s.seq').where('s.id', '=', sinceId).where('s.inbox_id', '=', inboxId).as('since_seq'),
-          eb.selectFrom('messages as t').select('t.id').where('t.inbox_id', '=', inboxId).orderBy('t.seq', 'desc').limit(1).as('newest_id'),
         ])
         .where('m.inbox_id', '=', inboxId),
     ),
@@ -128,10 +126,7 @@ export function createHotQueries(onCompiled?: (sql: string) => void) {
           'k.total',
           'p.id as page_id',
         ])
-        .select((eb) => [
-          eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).where('x.inbox_id', '=', inboxOf).as('since_seq'),
-          eb.selectFrom('messages as y').select('y.id').where('y.inbox_id', '=', inboxOf).orderBy('y.seq', 'desc').limit(1).as('newest_id'),
-        ])
+        .select((eb) => eb.selectFrom('messages as x').select('x.seq').where('x.id', '=', sinceId).where('x.inbox_id', '=', inboxOf).as('since_seq'))
         .where('s.token_hash', '=', tokenHash)
         .where('s.expires_at', '>', now)
         .orderBy('p.seq', 'desc');

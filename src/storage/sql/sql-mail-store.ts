@@ -598,20 +598,13 @@ export class SqlMailStore implements MailStore {
   }
 }
 
-/** markInbox's figures as an InboxMark: count, newest and sum of seqs, the seq of `sinceId` (NULL: not one of the inbox's), the newest id. */
-function toMark(
-  row: { n: DbCount; newest: DbCount | null; total: DbCount | null; since_seq: DbCount | null; newest_id: string | null } | undefined,
-): InboxMark {
+/** markInbox's figures as an InboxMark: count, newest and sum of seqs, and the seq of `sinceId` (NULL: not one of the inbox's). */
+function toMark(row: { n: DbCount; newest: DbCount | null; total: DbCount | null; since_seq: DbCount | null } | undefined): InboxMark {
   const count = toCount(row?.n);
   // PostgreSQL returns int8 and numeric as strings: compare as BigInt, never as floats.
   const newest = BigInt(String(row?.newest ?? 0));
   const since = row?.since_seq === null || row?.since_seq === undefined ? null : BigInt(String(row.since_seq));
-  return {
-    count,
-    version: `${count}.${newest}.${String(row?.total ?? 0)}`,
-    nothingSince: since !== null && since >= newest,
-    newestId: row?.newest_id ?? null,
-  };
+  return { count, version: `${count}.${newest}.${String(row?.total ?? 0)}`, nothingSince: since !== null && since >= newest };
 }
 
 /** The store error for a failure of `kind`, naming the operation and keeping the driver's error as its cause. */

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.js';
-import type { CheckResponse, InboxResponse, Message, RedeemResponse, SessionResponse } from '@tempinbox/client';
+import type { CheckResponse, InboxResponse, Message, RedeemResponse, SessionResponse, WebhookCreated, WebhookState } from '@tempinbox/client';
 
 /** No answer within this time counts as a network failure; polls must not pile up. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -56,7 +56,19 @@ export const api = {
   discardInbox: (username: string) => call<unknown>('DELETE', `/api/inbox/${encodeURIComponent(username)}`),
   deleteMessage: (id: string) => call<unknown>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
   redeem: (key: string) => call<RedeemResponse>('POST', '/api/premium/redeem', { key }),
+  /** The inbox's webhook (null when none) and its last delivery attempts, newest first. */
+  webhook: (username: string) => call<WebhookState>('GET', webhookPath(username)),
+  /** Sets (or replaces) the inbox's webhook; the answer is the only one that shows the secret. */
+  setWebhook: (username: string, url: string, secret?: string) =>
+    call<{ webhook: WebhookCreated }>('PUT', webhookPath(username), secret === undefined ? { url } : { url, secret }),
+  deleteWebhook: (username: string) => call<unknown>('DELETE', webhookPath(username)),
+  /** Posts the test event to the webhook through the same queue as messages. */
+  testWebhook: (username: string) => call<{ delivery: { id: string } }>('POST', `${webhookPath(username)}/test`),
 };
+
+function webhookPath(username: string): string {
+  return `/api/inbox/${encodeURIComponent(username)}/webhook`;
+}
 
 /** Download address of a message's original `.eml`. */
 export const rawUrl = (id: string): string => `/api/messages/${encodeURIComponent(id)}/raw`;

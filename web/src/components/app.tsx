@@ -83,7 +83,15 @@ export function App() {
               announce={app.announce}
             />
             {mode.premium && <InboxSwitcher inboxes={inboxes} currentUsername={current.username} onSelect={app.select} />}
-            <PremiumPanel mode={mode} inboxCount={inboxes.length} busy={busy} onRedeem={app.redeem} onCreate={app.createCustom} />
+            <PremiumPanel
+              mode={mode}
+              inboxCount={inboxes.length}
+              busy={busy}
+              onRedeem={app.redeem}
+              onCreate={app.createCustom}
+              current={current}
+              messageCount={messages.length}
+            />
             {!expired && (
               <div class={`mailbox${messages.length === 0 ? ' mailbox--empty' : ''}${selected !== null ? ' mailbox--reading' : ''}`}>
                 <MessageList

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/api-client.js';
 import { lifetimeInWords } from '../lib/format-time.js';
 import type { SessionMode } from '../lib/inbox-reducer.js';
+import { WebhookSection } from './webhook-section.js';
 
 /** Props of PremiumPanel. */
 export interface PremiumPanelProps {
@@ -10,12 +11,22 @@ export interface PremiumPanelProps {
   busy: boolean;
   onRedeem: (key: string) => Promise<string | null>;
   onCreate: (username: string, domain: string) => Promise<string | null>;
+  /** The inbox on screen, whose webhook the Premium view shows. */
+  current: { username: string; email: string };
+  /** Messages the inbox on screen holds. */
+  messageCount: number;
 }
 
-/** Free: the license-key field. Premium: what the license gives, and a custom address with a domain chooser. */
-export function PremiumPanel({ mode, inboxCount, busy, onRedeem, onCreate }: PremiumPanelProps) {
+/**
+ * Free: the license-key field. Premium: what the license gives, a custom address with a domain
+ * chooser, and the webhook of the inbox on screen.
+ */
+export function PremiumPanel({ mode, inboxCount, busy, onRedeem, onCreate, current, messageCount }: PremiumPanelProps) {
   return mode.premium ? (
-    <CustomAddress mode={mode} inboxCount={inboxCount} busy={busy} onCreate={onCreate} />
+    <>
+      <CustomAddress mode={mode} inboxCount={inboxCount} busy={busy} onCreate={onCreate} />
+      <WebhookSection username={current.username} email={current.email} messageCount={messageCount} />
+    </>
   ) : (
     <RedeemForm busy={busy} onRedeem={onRedeem} />
   );
@@ -63,7 +74,7 @@ function RedeemForm({ busy, onRedeem }: Pick<PremiumPanelProps, 'busy' | 'onRede
   );
 }
 
-function CustomAddress({ mode, inboxCount, busy, onCreate }: Omit<PremiumPanelProps, 'onRedeem'>) {
+function CustomAddress({ mode, inboxCount, busy, onCreate }: Pick<PremiumPanelProps, 'mode' | 'inboxCount' | 'busy' | 'onCreate'>) {
   const [domains, setDomains] = useState<string[]>([]);
   const [domain, setDomain] = useState('');
   const [username, setUsername] = useState('');

@@ -132,6 +132,26 @@ class Inbox:
         """The message as received, byte for byte, after the server's trace headers."""
         return self._transport.call("GET", f"/api/messages/{path_part(message_id)}/raw", max_bytes=MAX_RAW_BYTES).body
 
+    def set_webhook(self, url: str, secret: Optional[str] = None) -> Dict[str, Any]:
+        """Sets the inbox's webhook (Premium), replacing the one it had: each message stored from
+        now on is POSTed to ``url``, signed with ``secret`` (16 to 128 characters; the server
+        makes one when it is None). Returns ``{"url", "secret", "created_at"}``, the one answer
+        that shows the secret."""
+        body: Dict[str, Any] = {"url": url} if secret is None else {"url": url, "secret": secret}
+        webhook = self._transport.call_json("PUT", self._path("inbox") + "/webhook", body=body)["webhook"]
+        return {"url": webhook["url"], "secret": webhook["secret"], "created_at": webhook["created_at"]}
+
+    def webhook(self) -> Dict[str, Any]:
+        """The inbox's webhook and its last 20 delivery attempts, newest first:
+        ``{"webhook": {"url", "created_at"} or None, "deliveries": [{"id", "message_id",
+        "attempt", "status", "error", "at"}, ...]}``."""
+        answer = self._transport.call_json("GET", self._path("inbox") + "/webhook")
+        return {"webhook": answer["webhook"], "deliveries": answer["deliveries"]}
+
+    def delete_webhook(self) -> None:
+        """Removes the inbox's webhook and drops the deliveries it still owed."""
+        self._transport.call_json("DELETE", self._path("inbox") + "/webhook")
+
     def delete(self) -> None:
         """Discards the inbox and all its messages."""
         self._transport.call_json("DELETE", self._path("inbox"))
