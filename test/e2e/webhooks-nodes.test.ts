@@ -79,6 +79,52 @@ describe('webhook deliveries survive kill -9', () => {
   });
 });
 
+describe('webhook attempts in flight at SIGTERM', () => {
+  const data = tempDataDir();
+  let server: ServerProcess | undefined;
+  afterAll(async () => {
+    await server?.kill9();
+    data.cleanup();
+  });
+
+  it('stops within its drain bound with an attempt held by the receiver, which stays owed and is delivered after the restart', { timeout: 120_000 }, async () => {
+    let hold = true;
+    const delivered: string[] = [];
+    const receiver = await startWebhookReceiver((request, res) => {
+      // Holding: the request is read and never answered, as a hung receiver does.
+      if (hold) return;
+      delivered.push(String(request.headers['tempinbox-delivery']));
+      res.end('ok');
+    });
+    try {
+      const env = { ...WEBHOOK_ENV, DATABASE_URL: data.databaseUrl };
+      server = await startServer(env);
+      const minted = await runBin(['license', 'create'], { DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'warn' });
+      const owner = await premiumOwner(server.baseUrl, minted.stdout.trim());
+      await setWebhook(owner, `http://127.0.0.1:${receiver.port}/hook`);
+      const sender = smtpSender(server.smtpPort, 1);
+      await sender.send(owner.email, 'held at shutdown');
+      sender.close();
+      await until(() => receiver.requests.length, (n) => n >= 1, 10_000);
+      const held = String(receiver.requests[0]?.headers['tempinbox-delivery']);
+      const stopping = Date.now();
+      expect(await server.stop()).toBe(0);
+      const stopMs = Date.now() - stopping;
+      // The worker's drain (3 s) bounds the wait; the 10 s attempt deadline does not.
+      expect(stopMs).toBeLessThan(8000);
+      hold = false;
+      server = await startServer(env);
+      const restarted = Date.now();
+      // The abandoned attempt was never recorded: its claim's lease (30 s) gives it back.
+      await until(() => delivered.length, (n) => n >= 1, 60_000, 100);
+      expect(delivered).toEqual([held]);
+      console.log(`SIGTERM with an attempt in flight: exited 0 in ${stopMs} ms; the delivery stayed owed, delivered ${Date.now() - restarted} ms after the restart`);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 const available = await postgresAvailable('webhooks on several nodes');
 
 describe.skipIf(!available)('webhooks on several nodes sharing one PostgreSQL', () => {

@@ -185,8 +185,11 @@ describe('the route table', () => {
     const unsafe = routes.filter((route) => ![route.method].flat().every((m) => ['GET', 'HEAD', 'OPTIONS'].includes(m)));
     expect(unsafe.map((route) => `${String(route.method)} ${route.url}`).sort()).toEqual([
       'DELETE /api/inbox/:username',
+      'DELETE /api/inbox/:username/webhook',
       'DELETE /api/messages/:id',
+      'POST /api/inbox/:username/webhook/test',
       'POST /api/premium/redeem',
+      'PUT /api/inbox/:username/webhook',
     ]);
     for (const route of unsafe) expect(guarded(route), `${String(route.method)} ${route.url}`).toBe(true);
     const guardedSafe = routes.filter((route) => !unsafe.includes(route) && guarded(route));

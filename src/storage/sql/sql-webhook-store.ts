@@ -113,6 +113,11 @@ export class SqlWebhookStore implements WebhookStore {
       const at = toMillis(now);
       const count = Math.min(MAX_CLAIM, Math.max(0, Math.floor(limit)));
       if (count === 0) return [];
+      // Most wake-ups find nothing due (a message to an inbox without a webhook, an idle
+      // poll): one indexed read answers that, on SQLite off the writer thread, without the
+      // UPDATE that would queue behind deliveries there.
+      const anyDue = await this.db.selectFrom('webhook_deliveries').select('id').where('due_at', '<=', at).limit(1).executeTakeFirst();
+      if (anyDue === undefined) return [];
       const leaseToken = newId();
       const rows = await this.db
         .updateTable('webhook_deliveries')
