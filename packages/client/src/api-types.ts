@@ -18,8 +18,9 @@ export type {
   SenderAuth,
   SessionInbox,
   SessionResponse,
+  WebhookTestResponse,
 } from './generated/index.js';
-import type { GetApiCheckByUsernameResponses, MessageDetailResponse } from './generated/index.js';
+import type { GetApiCheckByUsernameResponses, MessageDetailResponse, WebhookAttempt, WebhookResponse, WebhookSetResponse } from './generated/index.js';
 
 /** `GET /api/check/<username>`: a page of messages, newest first. */
 export type CheckResponse = GetApiCheckByUsernameResponses[200];
@@ -27,34 +28,11 @@ export type CheckResponse = GetApiCheckByUsernameResponses[200];
 /** One message as `GET /api/messages/<id>` answers it: whole bodies, with headers. */
 export type MessageDetail = Omit<MessageDetailResponse, 'success'>;
 
-/**
- * `PUT /api/inbox/<username>/webhook`: the webhook just set, with its secret (the one answer
- * that shows it).
- */
-export interface WebhookCreated {
-  url: string;
-  /** The HMAC key of `Tempinbox-Signature`: keep it, no later answer shows it. */
-  secret: string;
-  created_at: string;
-}
+/** `PUT /api/inbox/<username>/webhook`: the webhook just set, with its secret (the one answer that shows it). */
+export type WebhookCreated = WebhookSetResponse['webhook'];
 
 /** One delivery attempt, as `GET /api/inbox/<username>/webhook` lists it. */
-export interface WebhookDelivery {
-  /** The delivery id, as in the `Tempinbox-Delivery` header (the same on each attempt of one delivery). */
-  id: string;
-  /** The message delivered; null for a test delivery. */
-  message_id: string | null;
-  /** 1 to 6. */
-  attempt: number;
-  /** The receiver's HTTP status; null when no answer came (see `error`). */
-  status: number | null;
-  /** Why the attempt failed without an answer (a timeout, a refused connection…); null otherwise. */
-  error: string | null;
-  at: string;
-}
+export type WebhookDelivery = WebhookAttempt;
 
-/** `GET /api/inbox/<username>/webhook`: the inbox's webhook (null when none) and its last 20 attempts, newest first. */
-export interface WebhookState {
-  webhook: { url: string; created_at: string } | null;
-  deliveries: WebhookDelivery[];
-}
+/** `GET /api/inbox/<username>/webhook`: the inbox's webhook (null when none) and its last attempts, newest first. */
+export type WebhookState = Omit<WebhookResponse, 'success'>;

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.js';
-import type { CheckResponse, InboxResponse, Message, RedeemResponse, SessionResponse, WebhookCreated, WebhookState } from '@tempinbox/client';
+import type { CheckResponse, InboxResponse, Message, RedeemResponse, SessionResponse, WebhookCreated, WebhookState, WebhookTestResponse } from '@tempinbox/client';
 
 /** No answer within this time counts as a network failure; polls must not pile up. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -63,7 +63,7 @@ export const api = {
     call<{ webhook: WebhookCreated }>('PUT', webhookPath(username), secret === undefined ? { url } : { url, secret }),
   deleteWebhook: (username: string) => call<unknown>('DELETE', webhookPath(username)),
   /** Posts the test event to the webhook through the same queue as messages. */
-  testWebhook: (username: string) => call<{ delivery: { id: string } }>('POST', `${webhookPath(username)}/test`),
+  testWebhook: (username: string) => call<WebhookTestResponse>('POST', `${webhookPath(username)}/test`),
 };
 
 function webhookPath(username: string): string {

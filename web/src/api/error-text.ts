@@ -18,6 +18,9 @@ const TEXT: Record<string, string> = {
   license_expired: 'That license key has expired.',
   inbox_expired: 'This address has expired and no longer receives mail.',
   payload_too_large: 'That is too long.',
+  webhook_url_forbidden:
+    'That URL points to a private, local or reserved address. Webhooks go only to servers reachable on the public internet.',
+  webhook_not_found: 'This inbox has no webhook any more. Set one first.',
   rate_limited: 'Too many requests from your connection.',
   unavailable: 'The service is having trouble reaching its database. It will try again by itself.',
   internal_error: 'Something went wrong on our side. Please try again.',

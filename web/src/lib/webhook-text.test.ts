@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api/api-error.js';
+import { errorText } from '../api/error-text.js';
 import { deliveriesFingerprint, deliveryKind, deliveryOutcome, webhookErrorText, webhookInputProblem } from './webhook-text.js';
 
 describe('webhookInputProblem', () => {
@@ -24,11 +26,13 @@ describe('webhookInputProblem', () => {
 });
 
 describe('webhookErrorText', () => {
-  it('has its own sentence for the webhook codes, and none for the rest', () => {
-    expect(webhookErrorText('webhook_url_forbidden')).toMatch(/private, local or reserved address/);
+  it('words the codes whose page-wide sentence would mislead here, and leaves the rest to errorText', () => {
     expect(webhookErrorText('premium_required')).toMatch(/^Webhooks need Premium/);
     expect(webhookErrorText('invalid_request')).toMatch(/http:\/\/ or https:\/\//);
     expect(webhookErrorText('rate_limited')).toBeUndefined();
+    expect(webhookErrorText('webhook_url_forbidden')).toBeUndefined();
+    expect(errorText(new ApiError('webhook_url_forbidden', 400))).toMatch(/private, local or reserved address/);
+    expect(errorText(new ApiError('webhook_not_found', 404))).toBe('This inbox has no webhook any more. Set one first.');
   });
 });
 

@@ -37,11 +37,8 @@ export function webhookInputProblem(url: string, secret: string): string | null 
  */
 const WEBHOOK_TEXT: Record<string, string> = {
   premium_required: 'Webhooks need Premium. Enter a license key first; a webhook set earlier can still be seen and removed.',
-  webhook_url_forbidden:
-    'That URL points to a private, local or reserved address. Webhooks go only to servers reachable on the public internet.',
   invalid_request:
     'That webhook was refused: use an http:// or https:// URL whose host name exists, without a user name or password, and a secret of 16 to 128 letters, digits or punctuation marks, or none.',
-  webhook_not_found: 'This inbox has no webhook any more. Set one first.',
 };
 
 /** The sentence for a webhook call's failure code, or undefined to use the page-wide one. */
