@@ -90,6 +90,7 @@ const RETRY_DELAY_MS = 10;
  */
 export class SqlMailStore implements MailStore {
   private closed = false;
+  private readonly closeConnections: (() => Promise<void>) | undefined;
   private readonly hot: HotQueries;
   /** The statements of filtered reads (filtered-scan.ts). */
   private readonly filterQueries: FilterQueries;
@@ -113,6 +114,9 @@ export class SqlMailStore implements MailStore {
    * (PostgreSQL runs them as named prepared statements: postgres-prepared.ts).
    * `pollStatement`: pollInbox in one statement, worth it where each statement is a round trip
    * (PostgreSQL); default the separate statements.
+   * `closeConnections`: ends what the store opened outside Kysely, after Kysely's own close:
+   * Kysely ends its driver only once a statement has run, and a store closed unused (a script,
+   * a command that stops early) must still end its connections for the process to exit.
    */
   constructor(
     private readonly db: Kysely<Database>,
@@ -122,8 +126,10 @@ export class SqlMailStore implements MailStore {
       groupCreates?: boolean;
       prepare?: (sql: string) => void;
       pollStatement?: boolean;
+      closeConnections?: () => Promise<void>;
     },
   ) {
+    this.closeConnections = options.closeConnections;
     this.hot = createHotQueries(options.prepare);
     this.webhooks = new SqlWebhookStore(db, dialect);
     this.filterQueries = createFilterQueries(dialect, options.prepare);
@@ -166,7 +172,10 @@ export class SqlMailStore implements MailStore {
     await this.messageQueue?.drain();
     await this.sessionQueue?.drain();
     this.closed = true;
-    await this.run('close', () => this.db.destroy());
+    await this.run('close', async () => {
+      await this.db.destroy();
+      await this.closeConnections?.();
+    });
   }
 
   // --- sessions ---------------------------------------------------------------------------

@@ -54,5 +54,10 @@ export function createSqliteStore(path: string): SqlMailStore {
   }
   const db = new Kysely<Database>({ dialect: new SqliteThreadDialect(writer, reader) });
   // Deliveries go to the writer thread in one message per group (sqlite-delivery.ts).
-  return new SqlMailStore(db, sqliteDialect, { writeMessageGroup: (group) => writer.deliver(group) });
+  return new SqlMailStore(db, sqliteDialect, {
+    writeMessageGroup: (group) => writer.deliver(group),
+    closeConnections: async () => {
+      await Promise.all([writer.close(), reader?.close()]);
+    },
+  });
 }
