@@ -45,11 +45,19 @@ describe('matchKey', () => {
   });
 
   it('folds no more than FOLD_INPUT_CHARS of a field, whatever its length', () => {
-    const huge = `${'a'.repeat(FOLD_INPUT_CHARS)}${'Ω'.repeat(4_000_000)}`;
-    const started = performance.now();
+    // Joined, so the input is one flat string and the timing is matchKey's alone.
+    const huge = ['a'.repeat(FOLD_INPUT_CHARS), 'Ω'.repeat(4_000_000)].join('');
     expect(matchKey(huge)).toBe('a'.repeat(MATCH_KEY_CHARS));
-    // Folding the whole string takes about 350 ms; the bounded prefix, microseconds.
-    expect(performance.now() - started).toBeLessThan(50);
+    // Folding the whole string takes about 350 ms; the bounded prefix, microseconds. This
+    // thread's CPU time, the cheapest of three calls: a neighbour or a collection only adds.
+    let best = Number.POSITIVE_INFINITY;
+    for (let trial = 0; trial < 3; trial += 1) {
+      const started = process.threadCpuUsage();
+      matchKey(huge);
+      const spent = process.threadCpuUsage(started);
+      best = Math.min(best, (spent.user + spent.system) / 1000);
+    }
+    expect(best).toBeLessThan(50);
   });
 
   it('keeps the From header and the envelope sender apart with a line feed', () => {

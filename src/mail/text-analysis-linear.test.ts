@@ -17,6 +17,8 @@ const LARGE = 1024 * 1024;
  */
 const MAX_GROWTH = 8;
 const GROWTH_SLACK_MS = 10;
+/** Sittings measured again when one misses, each keeping the cheapest run. */
+const REMEASURES = 3;
 
 /** `unit` repeated to `size` characters, with `head` and `tail` around it. */
 function fill(size: number, unit: string, head = '', tail = ''): string {
@@ -109,10 +111,18 @@ function expectLinear(label: string, work: (size: number) => { length: number; r
   probe.run();
   const probed = cpuMs() - started;
   expect(probed, `${label}: 64 KiB took ${probed.toFixed(1)} ms`).toBeLessThan(BUDGET_MS);
-  const small = cost(work(SMALL).run, 4);
+  const smallRun = work(SMALL).run;
+  let small = cost(smallRun, 4);
   const large = work(LARGE);
-  const spent = cost(large.run);
+  let spent = cost(large.run);
   const budget = BUDGET_MS * Math.max(1, large.length / LARGE);
+  // CPU time in a virtual machine also counts the time the host took the core away, so a
+  // busy neighbour can inflate one sitting: measure again, keeping the cheapest. Noise only
+  // ever adds, so a quadratic pattern (16× the 256 KiB cost, every time) still fails.
+  for (let again = 0; again < REMEASURES && (spent >= budget || spent >= MAX_GROWTH * small + GROWTH_SLACK_MS); again += 1) {
+    small = Math.min(small, cost(smallRun, 4));
+    spent = Math.min(spent, cost(large.run));
+  }
   expect(spent, `${label}: 1 MiB took ${spent.toFixed(1)} ms`).toBeLessThan(budget);
   expect(spent, `${label}: ${small.toFixed(2)} ms for 256 KiB, ${spent.toFixed(2)} ms for 1 MiB`).toBeLessThan(MAX_GROWTH * small + GROWTH_SLACK_MS);
 }
