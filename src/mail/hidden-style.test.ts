@@ -5,11 +5,8 @@ const effectOf = (style: string, attributes: Record<string, string> = {}): Retur
   elementEffect('div', { style, ...attributes });
 
 describe('readInlineStyle', () => {
-  it('reads declarations lower-cased, the last of a property winning, without !important', () => {
-    expect([...readInlineStyle(' Display : BLOCK ; display:none !important;;bad; color:#FFF')]).toEqual([
-      ['display', 'none'],
-      ['color', '#fff'],
-    ]);
+  it('reads the declarations that decide what is seen, lower-cased, the last of a property winning, without !important', () => {
+    expect(readInlineStyle(' Display : BLOCK ; display:none !important;;bad; COLOR:#FFF; Margin: 0 Auto')).toEqual({ display: 'none', color: '#fff' });
   });
 });
 

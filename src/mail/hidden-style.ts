@@ -35,22 +35,55 @@ const SIZE_KEYWORDS = new Set(['xx-small', 'x-small', 'small', 'medium', 'large'
 /** Overflow values that clip what does not fit in the box. */
 const CLIPPING = new Set(['hidden', 'clip', 'scroll', 'auto']);
 
+/** The declarations of an inline style that decide whether a reader sees an element; `undefined` when absent. */
+export interface SeenStyle {
+  display?: string;
+  visibility?: string;
+  opacity?: string;
+  width?: string;
+  height?: string;
+  'max-width'?: string;
+  'max-height'?: string;
+  overflow?: string;
+  'overflow-x'?: string;
+  'overflow-y'?: string;
+  font?: string;
+  'font-size'?: string;
+  color?: string;
+}
+
+/** The properties a SeenStyle holds: the others of a style attribute are not even lower-cased. */
+const SEEN_PROPERTIES = new Set<string>([
+  'display', 'visibility', 'opacity', 'width', 'height', 'max-width', 'max-height',
+  'overflow', 'overflow-x', 'overflow-y', 'font', 'font-size', 'color',
+]);
+
+const isSeenProperty = (property: string): property is keyof SeenStyle => SEEN_PROPERTIES.has(property);
+
 /**
- * The declarations of a style attribute, lower-cased, later ones winning, `!important`
- * dropped. Splitting at `;` and the first `:` is enough for inline styles without strings.
+ * The declarations of a style attribute that decide what a reader sees, lower-cased, later
+ * ones winning, `!important` dropped, in one pass over the attribute. Splitting at `;` and
+ * the first `:` is enough for inline styles without strings.
  */
-export function readInlineStyle(style: string): Map<string, string> {
-  const declarations = new Map<string, string>();
-  for (const declaration of style.slice(0, MAX_STYLE_CHARS).split(';')) {
-    const colon = declaration.indexOf(':');
-    if (colon === -1) continue;
-    const property = declaration.slice(0, colon).trim().toLowerCase();
-    let value = declaration.slice(colon + 1).trim().toLowerCase();
-    const important = value.indexOf('!');
-    if (important !== -1) value = value.slice(0, important).trim();
-    if (property !== '' && value !== '') declarations.set(property, value);
+export function readInlineStyle(style: string): SeenStyle {
+  const seen: SeenStyle = {};
+  const text = style.length > MAX_STYLE_CHARS ? style.slice(0, MAX_STYLE_CHARS) : style;
+  for (let start = 0; start < text.length; ) {
+    const semicolon = text.indexOf(';', start);
+    const end = semicolon === -1 ? text.length : semicolon;
+    const colon = text.indexOf(':', start);
+    if (colon !== -1 && colon < end) {
+      const property = text.slice(start, colon).trim().toLowerCase();
+      if (isSeenProperty(property)) {
+        let value = text.slice(colon + 1, end).trim().toLowerCase();
+        const important = value.indexOf('!');
+        if (important !== -1) value = value.slice(0, important).trim();
+        if (value !== '') seen[property] = value;
+      }
+    }
+    start = end + 1;
   }
-  return declarations;
+  return seen;
 }
 
 const isDigitOrDot = (code: number): boolean => (code >= 0x30 && code <= 0x39) || code === 0x2e;
@@ -114,26 +147,24 @@ function colorEffect(value: string | undefined): boolean | undefined {
 /** What one element's `hidden` attribute and inline style do to whether it and its content are seen. */
 export function elementEffect(name: string, attributes: Readonly<Record<string, string>>): ElementEffect {
   const style = readInlineStyle(attributes.style ?? '');
-  const display = style.get('display');
-  const opacity = style.get('opacity');
-  const clipsX = CLIPPING.has(style.get('overflow-x') ?? style.get('overflow') ?? '');
-  const clipsY = CLIPPING.has(style.get('overflow-y') ?? style.get('overflow') ?? '');
+  const { display, opacity, visibility } = style;
+  const clipsX = CLIPPING.has(style['overflow-x'] ?? style.overflow ?? '');
+  const clipsY = CLIPPING.has(style['overflow-y'] ?? style.overflow ?? '');
   const removes =
     hidesContent(name) ||
     display === 'none' ||
     // The hidden attribute is `display:none` unless the element's own style shows it.
     ('hidden' in attributes && display === undefined) ||
     (opacity !== undefined && (readLength(opacity)?.amount ?? 1) <= 0) ||
-    isZeroLength(style.get('width')) ||
-    isZeroLength(style.get('height')) ||
-    (clipsX && isZeroLength(style.get('max-width'))) ||
-    (clipsY && isZeroLength(style.get('max-height')));
-  const visibility = style.get('visibility');
-  const fontSize = style.get('font-size') ?? fontShorthandSize(style.get('font') ?? '');
+    isZeroLength(style.width) ||
+    isZeroLength(style.height) ||
+    (clipsX && isZeroLength(style['max-width'])) ||
+    (clipsY && isZeroLength(style['max-height']));
+  const fontSize = style['font-size'] ?? fontShorthandSize(style.font ?? '');
   return {
     removes,
     invisible: visibility === 'hidden' || visibility === 'collapse' ? true : visibility === 'visible' ? false : undefined,
     zeroFont: fontSize === undefined ? undefined : fontSizeEffect(fontSize),
-    transparent: colorEffect(style.get('color')),
+    transparent: colorEffect(style.color),
   };
 }

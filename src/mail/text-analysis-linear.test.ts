@@ -75,6 +75,9 @@ const HTMLS: Record<string, (size: number) => string> = {
   'hidden elements': (size) => fill(size, '<div style="display:none">Your code: 482913</div>'),
   'zero-size text with styles to read': (size) => fill(size, '<span style="font-size:0;color:transparent;opacity:0.5">Code 482913</span>'),
   'table cells': (size) => fill(size, '<td>7</td>', '<table><tr>'),
+  // Each style different, so no effect read once serves another element.
+  'distinct styles': (size) =>
+    Array.from({ length: Math.ceil(size / 60) }, (_, i) => `<span style="color:#${(i % 4096).toString(16)};font-size:${i}px">7</span>`).join(''),
   'preformatted lines': (size) => `<pre>${fill(size, 'code 482913\n')}</pre>`,
 };
 

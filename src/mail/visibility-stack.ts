@@ -11,12 +11,12 @@ interface Frame {
 const ROOT: Frame = Object.freeze({ removed: false, invisible: false, zeroFont: false, transparent: false });
 
 /**
- * Whether what is being parsed is seen by a reader, following open and close tags as an
- * HTML parser reports them (htmlparser2 reports a close for every open, implied ones
- * included). `display:none`, `hidden`, `opacity:0` and zero size hide an element and all it
- * contains for good; `visibility`, font size and colour are inherited and may be set back
- * by a descendant, as in CSS. One frame per open element: the stack is as deep as the
- * parser's own.
+ * Whether what is being read is seen by a reader, following open and close tags as the
+ * walk of the sanitised HTML reports them (html-walk.ts: a close for every open, void
+ * elements and those left open at the end included). `display:none`, `hidden`, `opacity:0`
+ * and zero size hide an element and all it contains for good; `visibility`, font size and
+ * colour are inherited and may be set back by a descendant, as in CSS. One frame per open
+ * element: the stack is as deep as the walk's own.
  */
 export class VisibilityStack {
   private readonly frames: Frame[] = [];

@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { walkSanitizedHtml } from './html-walk.js';
 import { VisibilityStack } from './visibility-stack.js';
 
 /** Elements after which text starts on a new line. */
@@ -15,12 +15,6 @@ const CELLS = new Set(['td', 'th']);
 
 /** HTML's collapsible white space (not U+00A0, which a reader sees as a space that stays). */
 const WHITESPACE = /[ \t\n\r\f]+/g;
-
-/**
- * How much HTML is handed to the parser at a time: the parse stops at the first chunk after
- * enough text was seen, so a huge message costs what it takes to reach that much text.
- */
-const CHUNK_CHARS = 16 * 1024;
 
 /**
  * Collects lines of text, collapsing white space as a browser does, up to a size. The
@@ -108,16 +102,17 @@ class Lines {
  * `opacity:0`, zero size or a zero font size or transparent colour (VisibilityStack), nor
  * inside `<template>`, `<style>` or `<script>`. Blocks start new lines, table cells of a row
  * are a space apart, white space collapses as in a browser, images contribute nothing. At
- * most `maxChars` characters; parsing stops soon after, so the cost is linear in the HTML
- * read and at most linear in all of it.
+ * most `maxChars` characters; the walk stops there, so the cost is linear in the HTML read
+ * and at most linear in all of it.
  */
 export function visibleText(html: string, maxChars: number): string {
   const lines = new Lines(maxChars);
   const visibility = new VisibilityStack();
   let preformatted = 0;
-  const parser = new Parser(
+  walkSanitizedHtml(
+    html,
     {
-      onopentag(name, attributes) {
+      open(name, attributes) {
         visibility.open(name, attributes);
         if (!visibility.shown) return;
         if (name === 'br') lines.breakLine(1);
@@ -125,10 +120,10 @@ export function visibleText(html: string, maxChars: number): string {
         else if (LINE_BLOCKS.has(name)) lines.breakLine(1);
         if (name === 'pre') preformatted += 1;
       },
-      ontext(text) {
+      text(text) {
         if (visibility.readable) lines.add(text, preformatted > 0);
       },
-      onclosetag(name) {
+      close(name) {
         if (visibility.shown) {
           if (PARAGRAPH_BLOCKS.has(name)) lines.breakLine(2);
           else if (LINE_BLOCKS.has(name)) lines.breakLine(1);
@@ -138,9 +133,7 @@ export function visibleText(html: string, maxChars: number): string {
         visibility.close();
       },
     },
-    { decodeEntities: true },
+    () => lines.full,
   );
-  for (let at = 0; at < html.length && !lines.full; at += CHUNK_CHARS) parser.write(html.slice(at, at + CHUNK_CHARS));
-  parser.end();
   return lines.toString();
 }
