@@ -17,12 +17,18 @@ const DELIVERED: AttemptResult = { outcome: 'delivered', nextAt: null, recorded:
 function outbox(count: number) {
   const due = Array.from({ length: count }, (_, i) => delivery(`d${i}`));
   const claims: number[] = [];
+  const released: string[] = [];
   return {
     due,
     claims,
+    released,
     claimDue: (_now: Date, limit: number) => {
       claims.push(limit);
       return Promise.resolve(due.splice(0, limit));
+    },
+    releaseClaims: (given: readonly Pick<ClaimedDelivery, 'id'>[]) => {
+      released.push(...given.map((claim) => claim.id));
+      return Promise.resolve(given.length);
     },
   };
 }
@@ -89,6 +95,7 @@ describe('WebhookWorker', () => {
     const outcomes: string[] = [];
     const worker = new WebhookWorker({
       webhooks: {
+        releaseClaims: () => Promise.resolve(0),
         claimDue: () => {
           calls += 1;
           if (calls === 1) return Promise.reject(new Error('database away'));
@@ -113,7 +120,7 @@ describe('WebhookWorker', () => {
     expect(outcomes).toEqual(['retried']);
   });
 
-  it('stop() stops claiming and waits for attempts in flight at most its drain bound', async () => {
+  it('stop() stops claiming, waits for attempts in flight at most its drain bound, and gives back their claims', async () => {
     const store = outbox(3);
     const worker = new WebhookWorker({
       webhooks: store,
@@ -135,7 +142,25 @@ describe('WebhookWorker', () => {
     const claimsAtStop = store.claims.length;
     await sleep(50);
     expect(store.claims.length).toBe(claimsAtStop);
-    // The third stays owed.
+    // The third stays owed; the two unfinished are given back.
     expect(store.due).toHaveLength(1);
+    expect(store.released.sort()).toEqual(['d0', 'd1']);
+  });
+
+  it('stop() gives back nothing when every attempt finished within the drain bound', async () => {
+    const store = outbox(2);
+    const worker = new WebhookWorker({
+      webhooks: store,
+      delivery: { attempt: () => sleep(20).then(() => DELIVERED) },
+      concurrency: 2,
+      clock: systemClock,
+      logger,
+      pollIntervalMs: 60_000,
+      drainMs: 5000,
+    });
+    worker.start();
+    for (let i = 0; i < 100 && worker.active < 2; i += 1) await sleep(2);
+    await worker.stop();
+    expect(store.released).toEqual([]);
   });
 });

@@ -19,8 +19,8 @@ export const WEBHOOK_POLL_INTERVAL_MS = 1000;
 
 /**
  * How long stop() waits for attempts in flight. An attempt not finished by then is abandoned
- * unrecorded: its delivery stays owed and is attempted again once its lease runs out (at
- * least once; receivers dedupe by Tempinbox-Delivery).
+ * unrecorded and its claim given back: its delivery stays owed, due at once for the other
+ * nodes or this one restarted (at least once; receivers dedupe by Tempinbox-Delivery).
  */
 export const WEBHOOK_DRAIN_MS = 3000;
 
@@ -29,7 +29,7 @@ const MAX_CLAIMS_PER_PUMP = 64;
 
 /** What the worker needs. */
 export interface WebhookWorkerOptions {
-  webhooks: Pick<WebhookStore, 'claimDue'>;
+  webhooks: Pick<WebhookStore, 'claimDue' | 'releaseClaims'>;
   delivery: Pick<WebhookDeliveryService, 'attempt'>;
   /** WEBHOOK_CONCURRENCY: attempts in flight on this node at most. */
   concurrency: number;
@@ -51,7 +51,8 @@ export interface WebhookWorkerOptions {
  * due. start(), wake(), awaited stop() (the Sweeper's shape).
  */
 export class WebhookWorker {
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight, with the claim each holds. */
+  private readonly inFlight = new Map<Promise<void>, ClaimedDelivery>();
   private pumping: Promise<void> | undefined;
   private wakeAgain = false;
   private stopped = true;
@@ -94,7 +95,11 @@ export class WebhookWorker {
     return this.inFlight.size;
   }
 
-  /** Stops claiming, then waits up to the drain bound for the attempts in flight. */
+  /**
+   * Stops claiming, then waits up to the drain bound for the attempts in flight, and gives
+   * back the claims of those still unfinished, so that their deliveries do not wait for a
+   * lease to run out.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.disarm();
@@ -102,12 +107,20 @@ export class WebhookWorker {
     if (this.inFlight.size === 0) return;
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...this.inFlight]),
+      Promise.allSettled([...this.inFlight.keys()]),
       new Promise<void>((resolve) => {
         timeout = setTimeout(resolve, this.options.drainMs ?? WEBHOOK_DRAIN_MS);
       }),
     ]);
     clearTimeout(timeout);
+    const unfinished = [...this.inFlight.values()];
+    if (unfinished.length === 0) return;
+    try {
+      const released = await this.options.webhooks.releaseClaims(unfinished, this.options.clock.now());
+      this.options.logger.info({ unfinished: unfinished.length, released }, 'webhook attempts unfinished at stop; their deliveries are due again');
+    } catch (error) {
+      this.options.logger.warn({ err: error, unfinished: unfinished.length }, 'webhook claims could not be given back; retried after their lease');
+    }
   }
 
   /** Claims as many due deliveries as there is room for, until none is left or the room is full. */
@@ -140,7 +153,7 @@ export class WebhookWorker {
         // A slot is free: more may be due.
         this.wake();
       });
-    this.inFlight.add(attempt);
+    this.inFlight.set(attempt, delivery);
   }
 
   /** Counts and logs an attempt (never its URL, secret or body), and wakes for its retry. */

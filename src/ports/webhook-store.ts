@@ -79,6 +79,12 @@ export interface WebhookStore {
    * False, and nothing recorded, when the claim is no longer held (lease taken over, inbox deleted).
    */
   recordAttempt(record: AttemptRecord): Promise<boolean>;
+  /**
+   * Gives back claims this caller holds and will not record (attempts abandoned when a node
+   * stops): each is due again at `now`, for any node, rather than when its lease runs out. A
+   * claim taken over or recorded since is left as it is. The number given back.
+   */
+  releaseClaims(claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[], now: Date): Promise<number>;
   /** The inbox's last `limit` attempts, newest first. */
   listAttempts(inboxId: string, limit: number): Promise<WebhookAttempt[]>;
 }

@@ -111,6 +111,28 @@ export function runWebhookStoreContract(name: string, makeStore: () => Promise<M
       expect(await owed()).toEqual([]);
     });
 
+    it('gives back a released claim at once to any caller, and leaves a claim taken over as it is', async () => {
+      const inbox = await addInbox(store());
+      await hook(inbox.id);
+      await deliver(store(), [inbox.id]);
+      const [first] = await hooks().claimDue(at(0), 10, LEASE_MS);
+      expect(first).toBeDefined();
+      const claim = { id: first?.id ?? '', leaseToken: first?.leaseToken ?? '' };
+      // A second into a lease of a minute.
+      const soon = new Date(at(0).getTime() + 1000);
+      const later = new Date(soon.getTime() + 1000);
+      expect(await hooks().releaseClaims([claim], soon)).toBe(1);
+      // Due at the release, not a lease later; and the released claim records nothing.
+      expect(await hooks().claimDue(new Date(soon.getTime() - 1), 10, LEASE_MS)).toEqual([]);
+      const [again] = await hooks().claimDue(soon, 10, LEASE_MS);
+      expect(again).toMatchObject({ id: first?.id, attempt: 1 });
+      expect(await hooks().recordAttempt({ deliveryId: claim.id, leaseToken: claim.leaseToken, attempt: 1, status: 200, error: null, at: later, nextAt: null })).toBe(false);
+      // The old claim cannot give back the new one.
+      expect(await hooks().releaseClaims([claim], later)).toBe(0);
+      expect(await hooks().claimDue(later, 10, LEASE_MS)).toEqual([]);
+      expect(await hooks().releaseClaims([], later)).toBe(0);
+    });
+
     it('follows the backoff schedule and gives up after the sixth attempt', async () => {
       const inbox = await addInbox(store());
       await hook(inbox.id);

@@ -124,6 +124,20 @@ export class MemoryWebhookStore implements WebhookStore {
     });
   }
 
+  releaseClaims(claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[], now: Date): Promise<number> {
+    return this.host.op(() => {
+      let released = 0;
+      for (const claim of claims) {
+        const delivery = this.deliveries.get(claim.id);
+        if (delivery === undefined || delivery.leaseToken !== claim.leaseToken) continue;
+        delivery.dueAt = now.getTime();
+        delivery.leaseToken = null;
+        released += 1;
+      }
+      return released;
+    });
+  }
+
   listAttempts(inboxId: string, limit: number): Promise<WebhookAttempt[]> {
     return this.host.op(() =>
       (this.attempts.get(inboxId) ?? [])

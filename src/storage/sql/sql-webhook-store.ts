@@ -211,6 +211,26 @@ export class SqlWebhookStore implements WebhookStore {
     );
   }
 
+  releaseClaims(claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[], now: Date): Promise<number> {
+    if (claims.length === 0) return Promise.resolve(0);
+    return this.run('releaseClaims', () =>
+      this.db.transaction().execute(async (trx) => {
+        let released = 0;
+        // As many statements as the node had attempts in flight (WEBHOOK_CONCURRENCY at most).
+        for (const claim of claims) {
+          const result = await trx
+            .updateTable('webhook_deliveries')
+            .set({ due_at: toMillis(now), lease_token: null })
+            .where('id', '=', claim.id)
+            .where('lease_token', '=', claim.leaseToken)
+            .executeTakeFirst();
+          released += Number(result.numUpdatedRows);
+        }
+        return released;
+      }),
+    );
+  }
+
   listAttempts(inboxId: string, limit: number): Promise<WebhookAttempt[]> {
     return this.run('listAttempts', async () => {
       const rows = await this.db
