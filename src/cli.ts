@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { createApp, type App } from './app.js';
+import type { App } from './app.js';
 import { ConfigError, loadConfigFromEnvironment } from './config/load-config.js';
 import { CONFIG_SCHEMA, type Config } from './config/schema.js';
 import { StartupError } from './config/startup-error.js';
@@ -133,7 +133,7 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   try {
-    app = await createApp(config, { logger });
+    app = await (await loadApp()).createApp(config, { logger });
     await app.start();
   } catch (error) {
     process.stderr.write(`${startFailure(error)}\n`);
@@ -165,6 +165,12 @@ function configOrExit(): Config {
 }
 
 /**
+ * The composition root, imported when a command needs it: it loads every library of the
+ * server (about a second), which `--help` and a bad argument should not wait for.
+ */
+const loadApp = (): Promise<typeof import('./app.js')> => import('./app.js');
+
+/**
  * Runs a one-shot command on the app built by the composition root (nothing listens), with
  * the database migrated; closes it afterwards. Logs go to stderr, so stdout carries only the
  * command's output (license keys, one per line).
@@ -173,7 +179,7 @@ async function withApp<T>(work: (app: App) => Promise<T>): Promise<T> {
   const config = configOrExit();
   let app: App;
   try {
-    app = await createApp(config, { logger: createLogger('warn', process.stderr) });
+    app = await (await loadApp()).createApp(config, { logger: createLogger('warn', process.stderr) });
     await app.migrate();
   } catch (error) {
     process.stderr.write(`${startFailure(error)}\n`);
