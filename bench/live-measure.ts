@@ -1,7 +1,7 @@
 import { createInbox, type BenchInbox } from './api-client.js';
 import { assertFileLimit, LiveClients } from './live-clients.js';
 import { sendPaced } from './live-sender.js';
-import { cpuSeconds, memoryMegabytes } from './process-stats.js';
+import { cpuSeconds, memoryMegabytes, waitUntilIdle } from './process-stats.js';
 import { percentile } from './stats.js';
 
 /**
@@ -12,8 +12,6 @@ import { percentile } from './stats.js';
 
 /** Held clients per inbox: the per-session cap (HELD_PER_SESSION), like a test run's workers on one inbox. */
 export const CLIENTS_PER_INBOX = 10;
-/** Server CPU share under which the clients count as taken in (the server is idle again). */
-const SETTLED_CPU_SHARE = 0.05;
 /** Longest wait for the server to take in every client. */
 const SETTLE_LIMIT_MS = 120_000;
 /** How often the server's RSS is sampled while the clients are open. */
@@ -88,15 +86,9 @@ export interface LiveResult {
   cpuPerMessageMs: number;
 }
 
-/** Resolves once the process used less than SETTLED_CPU_SHARE of a core over half a second. */
+/** Resolves once the process is idle (process-stats.ts); throws past SETTLE_LIMIT_MS. */
 async function settled(pid: number): Promise<void> {
-  const deadline = performance.now() + SETTLE_LIMIT_MS;
-  while (performance.now() < deadline) {
-    const before = cpuSeconds(pid);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    if (cpuSeconds(pid) - before < SETTLED_CPU_SHARE * 0.5) return;
-  }
-  throw new Error(`live bench: the server did not settle within ${SETTLE_LIMIT_MS / 1000} s`);
+  if (!(await waitUntilIdle(pid, SETTLE_LIMIT_MS))) throw new Error(`live bench: the server did not settle within ${SETTLE_LIMIT_MS / 1000} s`);
 }
 
 /** One gauge of the node's Prometheus text, in MB. */

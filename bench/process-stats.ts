@@ -75,3 +75,22 @@ function schedstat(path: string): [number, number] {
     return [Number.NaN, Number.NaN];
   }
 }
+
+/** CPU share (of one core over 0.5 s) under which a process counts as idle. */
+const IDLE_CPU_SHARE = 0.05;
+/** How long one look at a process's CPU lasts. */
+const IDLE_SAMPLE_MS = 500;
+
+/**
+ * Waits until `pid` used less than IDLE_CPU_SHARE of a core over half a second, for at most
+ * `limitMs`; true once idle, false when the limit passed first.
+ */
+export async function waitUntilIdle(pid: number, limitMs: number): Promise<boolean> {
+  const deadline = performance.now() + limitMs;
+  while (performance.now() < deadline) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+    if (cpuSeconds(pid) - before < IDLE_CPU_SHARE * (IDLE_SAMPLE_MS / 1000)) return true;
+  }
+  return false;
+}
