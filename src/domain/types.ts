@@ -1,3 +1,4 @@
+import type { RawRange } from './raw-range.js';
 import type { MessageLink, SenderAuth } from './sender-auth.js';
 
 /**
@@ -68,6 +69,13 @@ export interface ParsedAttachment {
   filename: string;
   contentType: string;
   content: Uint8Array;
+  /**
+   * Where `content` lies, encoded, in the raw message the parser read: the store keeps this
+   * range instead of a second copy of the bytes (domain/raw-range.ts). Null when the
+   * attachment is not such a range (quoted-printable, inside a nested message, or parsed
+   * some other way); absent means null.
+   */
+  rawRange?: RawRange | null;
   contentId: string | null;
   inline: boolean;
 }

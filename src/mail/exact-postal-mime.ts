@@ -1,4 +1,5 @@
 import PostalMime, { type Attachment, type Email, type PostalMimeOptions } from 'postal-mime';
+import type { RawRange } from '../domain/raw-range.js';
 import { leafContentType } from './leaf-content-type.js';
 import { decodeQuotedPrintable } from './quoted-printable.js';
 
@@ -71,7 +72,19 @@ const QUOTED_PRINTABLE = /quoted-printable/i;
  */
 export class ExactPostalMime extends PostalMimeWithInternals {
   readonly #spans = new Map<MimeNode, BodySpan>();
+  /** Where each attachment of this message (not of a nested one) was encoded, in the parsed bytes. */
+  readonly #ranges = new Map<Attachment, RawRange>();
   #bytes: Uint8Array = EMPTY;
+
+  /**
+   * Where the attachment's encoded body lies in the bytes this parser read, when it is one of
+   * this message's own parts in base64 or as is (7bit, 8bit, binary): what a reader needs to
+   * decode it again from the stored message. Undefined for quoted-printable parts and for
+   * attachments of nested messages (their bytes are not a range of this message).
+   */
+  rangeOf(attachment: Attachment): RawRange | undefined {
+    return this.#ranges.get(attachment);
+  }
 
   override async processLine(line: Uint8Array, isFinal: boolean): Promise<void> {
     const node = this.currentNode;
@@ -104,7 +117,12 @@ export class ExactPostalMime extends PostalMimeWithInternals {
   override collectAttachment(node: MimeNode, content: ArrayBuffer, related: boolean, rfc822DepthExceeded: boolean): void {
     super.collectAttachment(node, content, related, rfc822DepthExceeded);
     const attachment = this.attachments[this.attachments.length - 1];
-    if (attachment !== undefined) attachment.content = this.#decodedBody(node);
+    if (attachment === undefined) return;
+    attachment.content = this.#decodedBody(node);
+    const span = this.#spans.get(node);
+    const encoding = node.contentTransferEncoding.encoding;
+    if (span === undefined || QUOTED_PRINTABLE.test(encoding)) return;
+    this.#ranges.set(attachment, { start: span.start, end: this.#bodyEnd(span), encoding: BASE64.test(encoding) ? 'base64' : 'identity' });
   }
 
   /** postal-mime's collectSubMessage, parsing the part's exact bytes with this class so nested attachments are exact too. */
@@ -130,9 +148,13 @@ export class ExactPostalMime extends PostalMimeWithInternals {
     if (BASE64.test(encoding)) return node.content === null ? EMPTY : new Uint8Array(node.content);
     const span = this.#spans.get(node);
     if (span === undefined) return EMPTY;
-    const end = span.closedByDelimiter ? Math.max(span.start, span.end - span.endBreak) : span.end;
-    const body = this.#bytes.subarray(span.start, end);
+    const body = this.#bytes.subarray(span.start, this.#bodyEnd(span));
     return QUOTED_PRINTABLE.test(encoding) ? decodeQuotedPrintable(body) : body.slice();
+  }
+
+  /** Where the body ends: before the line break a closing delimiter owns. */
+  #bodyEnd(span: BodySpan): number {
+    return span.closedByDelimiter ? Math.max(span.start, span.end - span.endBreak) : span.end;
   }
 
   /** Where the raw line ends, after its line break: postal-mime strips any CRs before the LF. */

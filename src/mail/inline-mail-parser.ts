@@ -1,4 +1,5 @@
 import type { Attachment, Email } from 'postal-mime';
+import { decodeRawRange, type RawRange } from '../domain/raw-range.js';
 import type { ParsedAttachment, ParsedMail } from '../domain/types.js';
 import type { MailParser } from '../ports/mail-parser.js';
 import { cleanLine } from './clean-text.js';
@@ -39,17 +40,35 @@ const EMPTY_MAIL: ParsedMail = Object.freeze({
  * What postal-mime reads. A leading BOM is dropped (some clients write one, and it would
  * hide the first header); a message that does not start with a header line (RFC 5322
  * allows no headers, junk does not have any) gets an empty header section in front, so all
- * of it is read as a text body instead of as nonsense headers.
+ * of it is read as a text body instead of as nonsense headers. `at` is where the bytes read
+ * begin in `raw` (negative when a line break was put in front), so that a position in what
+ * the parser read is `at` away from the same byte of `raw`.
  */
-function prepareInput(raw: Uint8Array): Uint8Array {
-  const bytes = UTF8_BOM.every((byte, i) => raw[i] === byte) ? raw.subarray(UTF8_BOM.length) : raw;
-  if (bytes.length === 0 || bytes[0] === 0x0d || bytes[0] === 0x0a) return bytes;
+function prepareInput(raw: Uint8Array): { bytes: Uint8Array; at: number } {
+  const bom = UTF8_BOM.every((byte, i) => raw[i] === byte);
+  const bytes = bom ? raw.subarray(UTF8_BOM.length) : raw;
+  const at = bom ? UTF8_BOM.length : 0;
+  if (bytes.length === 0 || bytes[0] === 0x0d || bytes[0] === 0x0a) return { bytes, at };
   const probe = new TextDecoder('utf-8').decode(bytes.subarray(0, FIRST_LINE_PROBE_BYTES));
-  if (startsWithHeader(probe)) return bytes;
+  if (startsWithHeader(probe)) return { bytes, at };
   const withHead = new Uint8Array(bytes.length + CRLF.length);
   withHead.set(CRLF, 0);
   withHead.set(bytes, CRLF.length);
-  return withHead;
+  return { bytes: withHead, at: at - CRLF.length };
+}
+
+/**
+ * The attachment's range in `raw` (the parser read `raw` from offset `at` on), kept only when
+ * decoding it gives exactly the attachment's bytes: a reader that decodes the range later
+ * then gets what the parser got (domain/raw-range.ts).
+ */
+function checkedRange(raw: Uint8Array, content: Uint8Array, range: RawRange | undefined, at: number): RawRange | null {
+  if (range === undefined) return null;
+  const start = range.start + at;
+  const end = range.end + at;
+  if (start < 0 || end > raw.byteLength || start > end) return null;
+  const decoded = decodeRawRange(raw.subarray(start, end), range.encoding);
+  return Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength).equals(content) ? { start, end, encoding: range.encoding } : null;
 }
 
 function contentBytes(content: Attachment['content']): Uint8Array {
@@ -63,14 +82,16 @@ function contentIdOf(value: string | undefined): string | null {
   return id === '' ? null : id;
 }
 
-function toAttachment(attachment: Attachment, index: number): ParsedAttachment {
+function toAttachment(attachment: Attachment, index: number, rangeOf: (attachment: Attachment, content: Uint8Array) => RawRange | null): ParsedAttachment {
+  const content = contentBytes(attachment.content);
   const type = attachment.mimeType.trim().toLowerCase();
   const contentType = MIME_TYPE.test(type) ? type : 'application/octet-stream';
   const contentId = contentIdOf(attachment.contentId);
   return {
     filename: safeFilename(attachment.filename ?? undefined, index + 1, contentType),
     contentType,
-    content: contentBytes(attachment.content),
+    content,
+    rawRange: rangeOf(attachment, content),
     contentId,
     // Shown in the HTML rather than listed: referenced from multipart/related by Content-ID.
     // A bare `inline` disposition does not count (Apple Mail marks real attachments so).
@@ -78,13 +99,13 @@ function toAttachment(attachment: Attachment, index: number): ParsedAttachment {
   };
 }
 
-function toParsedMail(raw: Uint8Array, email: Email, limits: MailLimits): ParsedMail {
+function toParsedMail(raw: Uint8Array, email: Email, limits: MailLimits, rangeOf: (attachment: Attachment, content: Uint8Array) => RawRange | null): ParsedMail {
   const summary = readHeaders(
     email.headers.map((header) => ({ name: header.originalKey, value: header.value })),
     limits,
   );
   const body = mailBody(email.text, email.html, limits.maxTextChars);
-  const attachments = email.attachments.slice(0, limits.maxAttachments).map(toAttachment);
+  const attachments = email.attachments.slice(0, limits.maxAttachments).map((attachment, index) => toAttachment(attachment, index, rangeOf));
   // Nothing readable came out (e.g. a multipart whose boundary is never declared or never
   // used): show the raw body rather than an empty message. Not when there was HTML that
   // sanitised to nothing, which would show the removed markup as text.
@@ -116,13 +137,15 @@ export function createInlineMailParser(options: MailParserOptions = {}): MailPar
     try {
       const problem = structureProblem(raw, limits);
       if (problem !== null) throw new Error(`Message too costly to parse as MIME: ${problem}`);
-      const email = await new ExactPostalMime({
+      const input = prepareInput(raw);
+      const parser = new ExactPostalMime({
         attachmentEncoding: 'arraybuffer',
         maxNestingDepth: limits.maxNestingDepth,
         maxHeadersSize: limits.maxHeaderBytes,
         maxRfc822NestingDepth: limits.maxRfc822NestingDepth,
-      }).parse(prepareInput(raw));
-      return toParsedMail(raw, email, limits);
+      });
+      const email = await parser.parse(input.bytes);
+      return toParsedMail(raw, email, limits, (attachment, content) => checkedRange(raw, content, parser.rangeOf(attachment), input.at));
     } catch (error) {
       report(error);
     }

@@ -227,7 +227,7 @@ describe('parseMail: attachments', () => {
       '--m--',
     ));
     expect(mail.html).toBe('<img src="cid:logo@x" />');
-    expect(mail.attachments.map(({ content: _content, ...rest }) => rest)).toEqual([
+    expect(mail.attachments.map(({ content: _content, rawRange: _range, ...rest }) => rest)).toEqual([
       { filename: 'attachment-1.png', contentType: 'image/png', contentId: 'logo@x', inline: true },
       { filename: 'secret.pdf', contentType: 'application/pdf', contentId: null, inline: false },
       // Apple Mail marks real attachments inline: without a Content-ID it is listed.

@@ -100,6 +100,31 @@ export function makeAttachment(content: Uint8Array, filename = 'file.bin', conte
   return { filename, contentType, content, contentId: null, inline: false };
 }
 
+/**
+ * A raw multipart message and its attachments as the parser gives them: every byte value in
+ * base64 and `héllo` as 8bit, each with the range of `raw` it decodes from, then three bytes
+ * kept whole.
+ */
+export function rangedAttachments(): { raw: Uint8Array; attachments: ParsedAttachment[]; file: Uint8Array } {
+  const file = allByteValues();
+  const encoded = Buffer.from(file).toString('base64');
+  const head = 'Content-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Transfer-Encoding: base64\r\n\r\n';
+  const middle = '\r\n--b\r\nContent-Transfer-Encoding: 8bit\r\n\r\n';
+  const base64Body = `${encoded.slice(0, 76)}\r\n${encoded.slice(76)}`;
+  const raw = new Uint8Array(Buffer.concat([head, base64Body, middle, 'héllo', '\r\n--b--\r\n'].map((part) => Buffer.from(part, 'utf8'))));
+  const base64End = head.length + base64Body.length;
+  const plainStart = base64End + middle.length;
+  return {
+    raw,
+    file,
+    attachments: [
+      { ...makeAttachment(file, 'f.bin'), rawRange: { start: head.length, end: base64End, encoding: 'base64' } },
+      { ...makeAttachment(new TextEncoder().encode('héllo'), 'h.txt', 'text/plain'), rawRange: { start: plainStart, end: plainStart + Buffer.byteLength('héllo'), encoding: 'identity' } },
+      makeAttachment(new Uint8Array([1, 2, 3]), 'whole.bin'),
+    ],
+  };
+}
+
 /** Every byte value 0..255, twice: the bytes most likely to be mangled by text handling. */
 export function allByteValues(): Uint8Array {
   const out = new Uint8Array(512);

@@ -6,6 +6,7 @@ import {
   deliver,
   deliverOne,
   expectBytes,
+  rangedAttachments,
   makeAttachment,
   makeMail,
   randomContent,
@@ -59,6 +60,22 @@ export function describeMessageContract(store: StoreGetter): void {
         links: [],
         auth: null,
       });
+    });
+
+    it('reads an attachment kept as a range of the raw message back exactly, for every copy', async () => {
+      const a = await addInbox(store());
+      const b = await addInbox(store());
+      const { raw, attachments, file } = rangedAttachments();
+      const ids = await deliver(store(), [a.id, b.id], { raw, attachments });
+      for (const inbox of [a, b]) {
+        const id = ids.get(inbox.id) ?? '';
+        const view = await store().findMessage(id);
+        expect(view?.attachments.map((attachment) => [attachment.filename, attachment.size])).toEqual([['f.bin', 512], ['h.txt', 6], ['whole.bin', 3]]);
+        const read = await Promise.all((view?.attachments ?? []).map((attachment) => store().findAttachment(id, attachment.id)));
+        expectBytes(read[0]?.content, file);
+        expect(new TextDecoder().decode(read[1]?.content)).toBe('héllo');
+        expectBytes(read[2]?.content, new Uint8Array([1, 2, 3]));
+      }
     });
 
     it('falls back to the envelope sender and the inbox address when the headers are absent', async () => {

@@ -8,7 +8,7 @@ import { createPostgresPool, createPostgresStore } from '../../src/storage/sql/p
 import type { SqlMailStore } from '../../src/storage/sql/sql-mail-store.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres-test-database.js';
 import { runMailStoreContract } from './mail-store-contract.js';
-import { addInbox, allByteValues, at, deliverOne, expectBytes, makeAttachment } from './mail-store-fixtures.js';
+import { addInbox, allByteValues, at, deliverOne, expectBytes, makeAttachment, rangedAttachments } from './mail-store-fixtures.js';
 import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migration.js';
 import { expectBackfilledKeys, expectKeylessCopiesMatched, seedBeforeFilterKeys } from './filter-key-migration.js';
 
@@ -81,6 +81,33 @@ describe.skipIf(!available)('PostgreSQL', () => {
       }
     });
 
+    it('stores an attachment that is a range of the raw message as that range, without its bytes', async () => {
+      const store = storeOn(url());
+      const pool = createPostgresPool(url(), { poolSize: 1, onConnectionError: () => undefined });
+      try {
+        await store.migrate();
+        const inbox = await addInbox(store, { expiresAt: at(60) });
+        const { raw, attachments, file } = rangedAttachments();
+        const id = await deliverOne(store, inbox.id, { raw, attachments });
+        const view = await store.findMessage(id);
+        const contentId = (await pool.query<{ content_id: string }>('select content_id from messages where id = $1', [id])).rows[0]?.content_id;
+        const { rows } = await pool.query(
+          'select length(data) as bytes, size, raw_start, raw_end, raw_encoding from attachments where content_id = $1 order by position',
+          [contentId],
+        );
+        const [base64, plain] = attachments.map((attachment) => attachment.rawRange);
+        expect(rows).toEqual([
+          { bytes: 0, size: 512, raw_start: base64?.start, raw_end: base64?.end, raw_encoding: 'base64' },
+          { bytes: 0, size: 6, raw_start: plain?.start, raw_end: plain?.end, raw_encoding: 'identity' },
+          { bytes: 3, size: 3, raw_start: null, raw_end: null, raw_encoding: null },
+        ]);
+        expectBytes((await store.findAttachment(id, view?.attachments[0]?.id ?? ''))?.content, file);
+      } finally {
+        await pool.end();
+        await store.close();
+      }
+    });
+
     it('several nodes migrating one fresh database at once apply each migration once', async () => {
       const fresh = await createTestDatabase();
       const stores = Array.from({ length: 4 }, () => storeOn(fresh.url, 2));
@@ -90,7 +117,7 @@ describe.skipIf(!available)('PostgreSQL', () => {
         const pool = createPostgresPool(fresh.url, { poolSize: 1, onConnectionError: () => undefined });
         try {
           const applied = await pool.query<{ name: string }>('select name from kysely_migration order by name');
-          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage', '0006-filter-keys', '0007-webhooks']);
+          expect(applied.rows.map((row) => row.name)).toEqual(['0001-initial', '0002-rate-limits', '0003-message-recipient', '0004-message-insights', '0005-inbox-usage', '0006-filter-keys', '0007-webhooks', '0008-attachment-ranges']);
           const unlogged = await pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limits'");
           // 'u' = UNLOGGED: fair-use upserts never wait for a WAL fsync.
           expect(unlogged.rows[0]?.relpersistence).toBe('u');

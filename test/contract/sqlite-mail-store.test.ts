@@ -9,7 +9,7 @@ import type { Database } from '../../src/storage/sql/database.js';
 import { sqliteDialect } from '../../src/storage/sql/dialect.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/storage/sql/sqlite-store.js';
 import { runMailStoreContract } from './mail-store-contract.js';
-import { addInbox, allByteValues, at, deliver, deliverOne, expectBytes, makeAttachment, makeInbox } from './mail-store-fixtures.js';
+import { addInbox, allByteValues, at, deliver, deliverOne, expectBytes, makeAttachment, makeInbox, rangedAttachments } from './mail-store-fixtures.js';
 import { expectBackfilledUsage, seedBeforeUsageCounters } from './usage-migration.js';
 import { expectBackfilledKeys, expectKeylessCopiesMatched, seedBeforeFilterKeys } from './filter-key-migration.js';
 import { countMessages } from '../helpers/store-reads.js';
@@ -86,6 +86,31 @@ describe('SQLite store', () => {
       expectBytes((await second.findAttachment(id, view?.attachments[0]?.id ?? ''))?.content, allByteValues());
     } finally {
       await second.close();
+    }
+  });
+
+  it('stores an attachment that is a range of the raw message as that range, without its bytes', async () => {
+    const path = freshPath();
+    const store = createSqliteStore(path);
+    try {
+      await store.migrate();
+      const inbox = await addInbox(store, { expiresAt: at(60) });
+      const { raw, attachments } = rangedAttachments();
+      await deliverOne(store, inbox.id, { raw, attachments });
+      const peek = new BetterSqlite3(path, { readonly: true });
+      try {
+        const rows = peek.prepare('select length(data) as bytes, size, raw_start, raw_end, raw_encoding from attachments order by position').all();
+        const [base64, plain] = attachments.map((attachment) => attachment.rawRange);
+        expect(rows).toEqual([
+          { bytes: 0, size: 512, raw_start: base64?.start, raw_end: base64?.end, raw_encoding: 'base64' },
+          { bytes: 0, size: 6, raw_start: plain?.start, raw_end: plain?.end, raw_encoding: 'identity' },
+          { bytes: 3, size: 3, raw_start: null, raw_end: null, raw_encoding: null },
+        ]);
+      } finally {
+        peek.close();
+      }
+    } finally {
+      await store.close();
     }
   });
 

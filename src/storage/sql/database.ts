@@ -89,7 +89,12 @@ export interface AttachmentsTable {
   filename: string;
   content_type: string;
   size: number;
+  /** The bytes; empty when the attachment is a range of the content's raw message (below). */
   data: Uint8Array;
+  /** The range of `contents.raw` the bytes decode from (migration 0008), or NULL. */
+  raw_start: number | null;
+  raw_end: number | null;
+  raw_encoding: string | null;
 }
 
 /** What a message tells, per content (migration 0004; JSON text columns). */

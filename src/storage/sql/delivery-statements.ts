@@ -9,6 +9,7 @@
  * `.ts` specifiers (sqlite-delivery.ts says why).
  */
 import { fromMatchKey, matchKey } from '../../domain/match-key.ts';
+import type { RawRange } from '../../domain/raw-range.ts';
 import type { NewMessage } from '../../domain/types.ts';
 
 /** The columns a delivery writes, per table, in the order their values are bound. */
@@ -29,7 +30,8 @@ export const DELIVERY_COLUMNS = {
     'raw',
   ],
   message_insights: ['content_id', 'codes_json', 'links_json', 'auth_json'],
-  attachments: ['id', 'content_id', 'position', 'filename', 'content_type', 'size', 'data'],
+  // With the range of the raw message the bytes decode from (migration 0008-attachment-ranges).
+  attachments: ['id', 'content_id', 'position', 'filename', 'content_type', 'size', 'data', 'raw_start', 'raw_end', 'raw_encoding'],
   // With the match keys of the filters (migration 0006-filter-keys).
   messages: ['id', 'inbox_id', 'content_id', 'received_at', 'recipient', 'to_key', 'from_key', 'subject_key'],
 } as const;
@@ -87,8 +89,22 @@ export interface ContentColumns {
   codesJson: string;
   linksJson: string;
   authJson: string | null;
-  attachments: Array<{ filename: string; contentType: string; content: Uint8Array }>;
+  attachments: AttachmentColumns[];
 }
+
+/**
+ * An attachment as stored: its bytes in `data`, or, when it is a range of the raw message
+ * (domain/raw-range.ts), that range and no bytes, so the message's bytes are stored once.
+ */
+export interface AttachmentColumns {
+  filename: string;
+  contentType: string;
+  size: number;
+  data: Uint8Array;
+  range: RawRange | null;
+}
+
+const NO_BYTES = new Uint8Array(0);
 
 /** The column values of a message's content, the same for both writers. */
 export function contentColumns(message: NewMessage): ContentColumns {
@@ -107,7 +123,13 @@ export function contentColumns(message: NewMessage): ContentColumns {
     codesJson: JSON.stringify(parsed.codes),
     linksJson: JSON.stringify(parsed.links),
     authJson: message.auth === undefined || message.auth === null ? null : JSON.stringify(message.auth),
-    attachments: parsed.attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
+    attachments: parsed.attachments.map(({ filename, contentType, content, rawRange }) => ({
+      filename,
+      contentType,
+      size: content.byteLength,
+      data: rawRange === null || rawRange === undefined ? content : NO_BYTES,
+      range: rawRange ?? null,
+    })),
   };
 }
 

@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { cutText } from '../../domain/text-cut.js';
+import { decodeRawRange, isRawRangeEncoding } from '../../domain/raw-range.js';
 import type { AttachmentContent, AttachmentInfo, MessageView } from '../../domain/types.js';
 import type { Database } from './database.js';
 import { displayFrom, displayTo, fromBlob, parseAuth, parseCodes, parseLinks, toDate } from './row-mappers.js';
@@ -179,15 +180,20 @@ export async function findAttachmentContent(
   messageId: string,
   attachmentId: string,
 ): Promise<AttachmentContent | null> {
-  // The join on content_id is the ownership check.
+  // The join on content_id is the ownership check. An attachment kept as a range of the raw
+  // message (migration 0008) reads only that range: substr counts from 1 on both databases.
   const row = await db
     .selectFrom('messages as m')
     .innerJoin('attachments as a', 'a.content_id', 'm.content_id')
-    .select(['m.id as message_id', 'm.inbox_id', 'a.id', 'a.filename', 'a.content_type', 'a.size', 'a.data'])
+    .innerJoin('contents as c', 'c.id', 'm.content_id')
+    .select(['m.id as message_id', 'm.inbox_id', 'a.id', 'a.filename', 'a.content_type', 'a.size', 'a.data', 'a.raw_encoding'])
+    .select(sql<Uint8Array | null>`case when a.raw_start is null then null else substr(c.raw, a.raw_start + 1, a.raw_end - a.raw_start) end`.as('range_bytes'))
     .where('m.id', '=', messageId)
     .where('a.id', '=', attachmentId)
     .executeTakeFirst();
   if (row === undefined) return null;
+  const encoding = row.raw_encoding;
+  const content = row.range_bytes !== null && isRawRangeEncoding(encoding) ? decodeRawRange(fromBlob(row.range_bytes), encoding) : fromBlob(row.data);
   return {
     id: row.id,
     filename: row.filename,
@@ -195,6 +201,6 @@ export async function findAttachmentContent(
     size: Number(row.size),
     messageId: row.message_id,
     inboxId: row.inbox_id,
-    content: fromBlob(row.data),
+    content,
   };
 }

@@ -16,6 +16,7 @@ export function createMigrationProvider(dialect: SqlDialect): MigrationProvider 
     '0005-inbox-usage': { up: (db) => inboxUsageSchema(db, dialect) },
     '0006-filter-keys': { up: (db) => filterKeysSchema(db) },
     '0007-webhooks': { up: (db) => webhookSchema(db, dialect) },
+    '0008-attachment-ranges': { up: (db) => attachmentRangeSchema(db) },
   };
   return { getMigrations: () => Promise.resolve(migrations) };
 }
@@ -270,4 +271,16 @@ async function webhookSchema(db: Kysely<unknown>, d: SqlDialect): Promise<void> 
     .execute();
   // The last attempts of an inbox, newest first; also backs the inbox foreign key.
   await db.schema.createIndex('webhook_attempts_inbox_id_seq').on('webhook_attempts').columns(['inbox_id', 'seq']).execute();
+}
+
+/**
+ * An attachment may be kept as a range of its content's raw message (domain/raw-range.ts):
+ * `raw_start` and `raw_end` (bytes, end exclusive) and `raw_encoding` (`base64` or
+ * `identity`), with an empty `data`. Rows written before, and attachments that are not such a
+ * range, keep their bytes in `data` and NULL here.
+ */
+async function attachmentRangeSchema(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('attachments').addColumn('raw_start', 'integer').execute();
+  await db.schema.alterTable('attachments').addColumn('raw_end', 'integer').execute();
+  await db.schema.alterTable('attachments').addColumn('raw_encoding', 'text').execute();
 }

@@ -60,9 +60,9 @@ export const DELIVERY_SQL = {
             join webhooks w on w.inbox_id = o.inbox_id
           ), attachment as (
             ${insertInto('attachments')}
-            select a.id, $1, a.n - 1, a.filename, a.content_type, a.size, a.data
-            from unnest($17::text[], $18::text[], $19::text[], $20::int[], $21::bytea[]) with ordinality
-              as a(id, filename, content_type, size, data, n)
+            select a.id, $1, a.n - 1, a.filename, a.content_type, a.size, a.data, a.raw_start, a.raw_end, a.raw_encoding
+            from unnest($17::text[], $18::text[], $19::text[], $20::int[], $21::bytea[], $30::int[], $31::int[], $32::text[]) with ordinality
+              as a(id, filename, content_type, size, data, raw_start, raw_end, raw_encoding, n)
           )
           ${insertInto('messages')}
           select c.id, c.inbox_id, $1, $12, c.recipient, c.to_key, $26, $27
@@ -177,8 +177,8 @@ async function storeDelivery(
     attachments.map(() => newId()),
     attachments.map((attachment) => attachment.filename),
     attachments.map((attachment) => attachment.contentType),
-    attachments.map((attachment) => attachment.content.byteLength),
-    attachments.map((attachment) => toBlob(attachment.content)),
+    attachments.map((attachment) => attachment.size),
+    attachments.map((attachment) => toBlob(attachment.data)),
     copyIds,
     targets,
     recipients,
@@ -187,6 +187,9 @@ async function storeDelivery(
     subjectKey,
     now,
     targets.map(() => newId()),
+    attachments.map((attachment) => attachment.range?.start ?? null),
+    attachments.map((attachment) => attachment.range?.end ?? null),
+    attachments.map((attachment) => attachment.range?.encoding ?? null),
   ]);
   targets.forEach((inboxId, i) => {
     outcomes.set(inboxId, { status: 'stored', messageId: copyIds[i] ?? '' });

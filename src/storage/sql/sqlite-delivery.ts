@@ -92,7 +92,8 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   prepare(SQL.content).run(...contentRow(contentId, content, blob));
   prepare(SQL.insights).run(contentId, content.codesJson, content.linksJson, content.authJson);
   content.attachments.forEach((attachment, position) => {
-    prepare(SQL.attachment).run(newId(), contentId, position, attachment.filename, attachment.contentType, attachment.content.byteLength, blob(attachment.content));
+    const { filename, contentType, size: bytes, data, range } = attachment;
+    prepare(SQL.attachment).run(newId(), contentId, position, filename, contentType, bytes, blob(data), range?.start ?? null, range?.end ?? null, range?.encoding ?? null);
   });
   for (const inbox of targets) {
     const messageId = newId();
