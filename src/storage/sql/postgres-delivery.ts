@@ -11,7 +11,7 @@
  * SQLite writer does (sqlite-delivery.ts); the contract suite holds both to them.
  */
 import type pg from 'pg';
-import { newId } from '../../domain/ids.js';
+import { newId, newTimeOrderedId } from '../../domain/ids.js';
 import { copyVerdict } from '../../domain/plan.js';
 import type { InboxUsage, InsertOutcome } from '../../ports/mail-store.js';
 import { addUsage, contentColumns, contentKeys, contentRow, copyToKey, DELIVERY_COLUMNS, DELIVERY_INBOX_COLUMNS, insertInto, OWE_WEBHOOK } from './delivery-statements.js';
@@ -165,7 +165,7 @@ async function storeDelivery(
 
   const content = contentColumns(message);
   const { fromKey, subjectKey } = contentKeys(content);
-  const contentId = newId();
+  const contentId = newTimeOrderedId(now);
   const copyIds = targets.map(() => newId());
   const { attachments } = content;
   const recipients = targets.map((inboxId) => message.recipients?.get(inboxId) ?? '');

@@ -14,7 +14,7 @@
  * the thread runs the sources directly under Node's type stripping (tests, tsx).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { newId } from '../../domain/ids.ts';
+import { newId, newTimeOrderedId } from '../../domain/ids.ts';
 import { copyVerdict } from '../../domain/plan.ts';
 import type { InsertOutcome, InboxQuota } from '../../ports/mail-store.js';
 import type { MessageDelivery } from './message-writes.js';
@@ -88,7 +88,7 @@ function writeDelivery(prepare: (sql: string) => BetterSqlite3.Statement, delive
   const { content } = delivery;
   // Folded here, on the writer thread, once per content (domain/match-key.ts).
   const { fromKey, subjectKey } = contentKeys(content);
-  const contentId = newId();
+  const contentId = newTimeOrderedId(delivery.now);
   prepare(SQL.content).run(...contentRow(contentId, content, blob));
   prepare(SQL.insights).run(contentId, content.codesJson, content.linksJson, content.authJson);
   content.attachments.forEach((attachment, position) => {
