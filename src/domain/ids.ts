@@ -36,8 +36,8 @@ const timeOrdered = Buffer.alloc(ID_BYTES);
  * 80 random, for rows whose id is a key of ours only and never shown (a message's content).
  * Ids made close in time share their first characters, so each index on such ids takes new
  * rows in one small region, which the commits of a burst rewrite once, rather than on a
- * random page of the whole index each (~10 µs less per message in the SQLite writer).
- * 80 random bits leave a collision within one millisecond out of reach.
+ * random page of the whole index each. 80 random bits leave a collision within one
+ * millisecond out of reach.
  */
 export function newTimeOrderedId(now: number = Date.now()): string {
   if (idPoolAt + ID_BYTES - TIME_BYTES > idPool.length) {
