@@ -19,7 +19,7 @@ function base64Lines(bytes: Uint8Array): string[] {
   return lines;
 }
 
-function withAttachment(encoding: string, body: string[], trailer: string[] = ['--b--', '']): Uint8Array {
+function withAttachment(encoding: string, body: string[]): Uint8Array {
   return message(
     'From: a@example.net',
     'To: bob@tempinbox.test',
@@ -37,7 +37,8 @@ function withAttachment(encoding: string, body: string[], trailer: string[] = ['
     `Content-Transfer-Encoding: ${encoding}`,
     '',
     ...body,
-    ...trailer,
+    '--b--',
+    '',
   );
 }
 
